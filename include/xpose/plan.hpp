@@ -1,0 +1,56 @@
+// Plans: plan once, execute many times (the FFTW/cuFFT split). A plan is data — the list of
+// elementary stages with their tile sizes, workspace bytes and predicted passes over memory —
+// and owns its workspace, so execute() never allocates.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <string>
+
+#include "xpose/route.hpp"
+#include "xpose/shape.hpp"
+
+namespace xpose {
+
+struct plan_options {
+  device target = device::cpu;   ///< where the data lives and the work runs
+  route forced_route = route::automatic;
+  int threads = 0;               ///< CPU threads; 0 = OpenMP default
+  void* stream = nullptr;        ///< CUDA: a cudaStream_t; nullptr = the default stream
+};
+
+namespace detail {
+struct plan_data;
+}
+
+class plan {
+ public:
+  /// Human-readable: route, shape, each stage with its tile sizes, workspace, predicted passes.
+  std::string describe() const;
+  /// In-place plans: transposes the batch at `data` in place.
+  void execute(void* data) const;
+  /// Out-of-place plans: writes the transpose of `src` to `dst` (must not overlap).
+  void execute(const void* src, void* dst) const;
+
+  bool in_place() const noexcept;
+  route chosen_route() const noexcept;
+  const matrix_desc& desc() const noexcept;
+  /// Bytes of scratch the plan holds (flags, row buffers, tiles), allocated at plan time.
+  std::size_t workspace_bytes() const noexcept;
+  /// Predicted passes over the matrix (1 = read and write every element once).
+  double predicted_passes() const noexcept;
+
+  explicit plan(std::shared_ptr<detail::plan_data> data);
+
+ private:
+  std::shared_ptr<detail::plan_data> data_;
+};
+
+/// Plans an in-place transposition of `desc` (ld must be dense unless rows == cols).
+plan plan_inplace(const matrix_desc& desc, const plan_options& options = {});
+/// Plans an out-of-place transposition: dst is cols x rows in the same storage order, with
+/// leading dimension `dst_ld` (0 = dense) and batch stride `dst_batch_stride` (0 = dense).
+plan plan_copy(const matrix_desc& src, std::int64_t dst_ld = 0, std::int64_t dst_batch_stride = 0,
+               const plan_options& options = {});
+
+}  // namespace xpose

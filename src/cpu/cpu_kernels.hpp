@@ -1,0 +1,41 @@
+// CPU backend (OpenMP): one function per stage kind, all working on raw bytes. These are the
+// executable specification of the GPU kernels: same stages, same results, element by element.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "plan/plan_data.hpp"
+
+namespace xpose::detail::cpu {
+
+/// Scratch bytes tiled_transpose needs for `s` with `threads` threads (flags and tile buffers).
+std::size_t tiled_transpose_workspace(const stage& s, int threads);
+/// Elementary tiled transposition (stage_kind::tiled_transpose) of one matrix at `data`.
+void tiled_transpose(std::byte* data, const stage& s, std::byte* workspace, int threads);
+
+/// Scratch bytes for the fused pair (first.fused_with_next == true) with `threads` threads.
+std::size_t tiled_transpose_fused_workspace(const stage& first, const stage& second, int threads);
+/// Runs `first` then `second` slab by slab: slab k is instance k of `second`, which spans
+/// first.batch / second.batch instances of `first`. Same result as the two stages in sequence.
+void tiled_transpose_fused(std::byte* data, const stage& first, const stage& second,
+                           std::byte* workspace, int threads);
+
+/// Reference: full in-place transposition of a rows x cols matrix of elem_size-byte elements by
+/// following the cycles of eq. 1 (PPoPP'14 sec. 3), one bit flag per element in `flags`
+/// ((rows*cols + 7) / 8 bytes, zeroed by the callee).
+void cycle_following_reference(std::byte* data, std::int64_t rows, std::int64_t cols,
+                               std::size_t elem_size, std::byte* flags);
+
+/// Square in place (stage_kind::square_swap) on one n x n matrix with leading dimension s.lda.
+void square_swap(std::byte* data, const stage& s, int threads);
+
+/// Scratch bytes for the row/column decomposition stage `s` with `threads` threads.
+std::size_t row_column_workspace(const stage& s, int threads);
+/// One phase of the Catanzaro-Keller-Garland decomposition (stage_kind::row_column_*).
+void row_column_phase(std::byte* data, const stage& s, std::byte* workspace, int threads);
+
+/// Out of place (stage_kind::copy_transpose), all s.batch matrices.
+void copy_transpose(const std::byte* src, std::byte* dst, const stage& s, int threads);
+
+}  // namespace xpose::detail::cpu

@@ -1,0 +1,19 @@
+// CUDA backend entry points (compiled only when nvcc is found; see XPOSE_HAVE_CUDA).
+#pragma once
+
+#include <cstddef>
+
+#include "plan/plan_data.hpp"
+
+namespace xpose::detail::cuda {
+
+/// Checks that the plan's stages can run on the GPU (throws xpose::error{unsupported} if not)
+/// and returns the device workspace bytes it needs.
+std::size_t prepare(plan_data& plan);
+/// Allocates `bytes` of device memory owned by the returned pointer (nullptr for 0 bytes).
+std::shared_ptr<void> allocate_workspace(std::size_t bytes);
+/// Runs the plan on plan.options.stream; never allocates, never synchronizes.
+void execute_inplace(const plan_data& plan, void* data);
+void execute_copy(const plan_data& plan, const void* src, void* dst);
+
+}  // namespace xpose::detail::cuda

@@ -1,0 +1,75 @@
+// The plan as data: a backend-free list of stages. Built by the planner (planner.cpp), printed by
+// describe(), executed by a backend (src/cpu, src/cuda) which must follow it exactly.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "xpose/plan.hpp"
+
+namespace xpose::detail {
+
+enum class stage_kind {
+  /// Elementary tiled transposition (PPoPP'14 sec. 4): `batch` independent instances, each a
+  /// rows x cols matrix of super-elements of `super_bytes` bytes, transposed in place to
+  /// cols x rows. Instance k starts at byte k * rows * cols * super_bytes. Every elementary
+  /// transposition of the paper is one of these: 100 = (1, A, B, C·e), 010 = (A, B, C, e),
+  /// 1000 = (1, A, B, C·D·e), 0100 = (A, B, C, D·e), 0010 = (A·B, C, D, e).
+  tiled_transpose,
+  /// Square in place: `batch` n x n matrices (rows == cols == n) of super_bytes-byte elements,
+  /// rows `ld` elements apart; `variant` picks the algorithm (square_* routes), `tile` its block.
+  square_swap,
+  /// Catanzaro-Keller-Garland decomposition of one rows x cols row-major matrix (rows = m,
+  /// cols = n, super_bytes = element bytes), phases in this order:
+  row_column_pre_rotate,    ///< gcd(m,n) > 1 only: column j rotated down by floor(j / (n/c))
+  row_column_row_shuffle,   ///< each row permuted independently (scatter through a row buffer)
+  row_column_column_rotate, ///< column j rotated up by j mod m
+  row_column_row_permute,   ///< whole rows permuted by one permutation (cycle following)
+  /// Out of place: rows x cols (lda) -> cols x rows (ldb), `batch` matrices.
+  copy_transpose,
+};
+
+enum class tiled_method {
+  in_cache,         ///< each instance fits the per-thread scratch: gather transposed, copy back
+  cycle_following,  ///< instances too large for scratch: follow cycles with one bit per super-element
+};
+
+struct stage {
+  stage_kind kind = stage_kind::tiled_transpose;
+  std::string label;  ///< factorial name ("100", "0010", ...) or phase name, for describe()
+  std::int64_t batch = 1;
+  std::int64_t rows = 0;
+  std::int64_t cols = 0;
+  std::size_t super_bytes = 0;
+  tiled_method method = tiled_method::cycle_following;
+  route variant = route::automatic;  ///< square_* or copy_* variant for those kinds
+  std::int64_t tile = 0;             ///< square tile / copy block edge, in elements (0 = default)
+  std::int64_t lda = 0, ldb = 0;     ///< copy_transpose / square_swap leading dims (elements)
+  std::int64_t src_batch_stride = 0, dst_batch_stride = 0;  ///< in elements
+  std::size_t workspace_bytes = 0;   ///< scratch this stage needs (all threads together)
+  double passes = 1.0;               ///< predicted passes over the matrix for this stage
+  /// tiled_transpose only: run this stage and the next one slab by slab (each instance of the
+  /// next stage covers a whole number of this stage's instances), so that a slab is transposed
+  /// while it is in cache: the 0010 + 0100 pair of the 3-stage route costs one pass over DRAM.
+  bool fused_with_next = false;
+};
+
+struct plan_data {
+  matrix_desc desc;       ///< as given by the caller, normalized to row-major
+  bool in_place = true;
+  route chosen = route::automatic;
+  plan_options options;
+  int threads = 1;        ///< resolved CPU thread count
+  std::int64_t rows = 0, cols = 0;  ///< row-major view after normalizing the storage order
+  std::int64_t ld = 0, dst_ld = 0, batch_stride = 0, dst_batch_stride = 0;  ///< in elements
+  std::vector<stage> stages;  ///< applied, in order, to each matrix of the batch
+  std::size_t workspace_bytes = 0;
+  double predicted_passes = 0;
+  /// Workspace allocated at plan time (host or device memory, per options.target).
+  std::shared_ptr<void> workspace;
+};
+
+}  // namespace xpose::detail
