@@ -13,10 +13,10 @@
 namespace xpose {
 
 struct plan_options {
-  device target = device::cpu;   ///< where the data lives and the work runs
+  device target = device::cpu;  ///< where the data lives and the work runs
   route forced_route = route::automatic;
-  int threads = 0;               ///< CPU threads; 0 = OpenMP default
-  void* stream = nullptr;        ///< CUDA: a cudaStream_t; nullptr = the default stream
+  int threads = 0;         ///< CPU threads; 0 = OpenMP default
+  void* stream = nullptr;  ///< CUDA: a cudaStream_t; nullptr = the default stream
 };
 
 namespace detail {

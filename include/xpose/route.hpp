@@ -12,23 +12,23 @@ enum class device { cpu, cuda };
 enum class route {
   automatic,
   // In place, any shape.
-  identity,          ///< one row or one column: the transpose has the same bytes
-  cycle_following,   ///< reference: follow the cycles of eq. 1 with one bit flag per element
-  four_stage,        ///< Gustavson/Karlsson: 0100, 0010, 1000, 0100 (PPoPP'14 sec. 4.1)
-  three_stage,       ///< Sung et al.: 100, 0010, 0100 (PPoPP'14 sec. 4.2)
-  row_column,        ///< Catanzaro, Keller, Garland decomposition: any dimensions, primes too
+  identity,         ///< one row or one column: the transpose has the same bytes
+  cycle_following,  ///< reference: follow the cycles of eq. 1 with one bit flag per element
+  four_stage,       ///< Gustavson/Karlsson: 0100, 0010, 1000, 0100 (PPoPP'14 sec. 4.1)
+  three_stage,      ///< Sung et al.: 100, 0010, 0100 (PPoPP'14 sec. 4.2)
+  row_column,       ///< Catanzaro, Keller, Garland decomposition: any dimensions, primes too
   // In place, square (rows == cols).
   square_tile_swap,  ///< swap tile (i,j) with tile (j,i), one pass
   square_naive,      ///< swap element (i,j) with (j,i), i < j (seed report / blog)
   square_prefetch,   ///< naive with software prefetch of the next column (seed report, CPU)
   square_recursive,  ///< cache-oblivious recursive halving with a cut-off (seed report, CPU)
   // Out of place.
-  copy_blocked,       ///< CPU: cache-blocked, vectorizable
-  copy_naive,         ///< GPU: one element per thread, uncoalesced writes (seed slides)
-  copy_shared_tiles,  ///< GPU: shared-memory tiles, coalesced both ways (seed slides)
-  copy_padded_tiles,  ///< GPU: padded tiles, no bank conflicts (seed slides)
-  copy_multi_element, ///< GPU: padded tiles, several elements per thread (seed slides)
-  copy_tuned,         ///< GPU: Hopper-tuned policy per element size
+  copy_blocked,        ///< CPU: cache-blocked, vectorizable
+  copy_naive,          ///< GPU: one element per thread, uncoalesced writes (seed slides)
+  copy_shared_tiles,   ///< GPU: shared-memory tiles, coalesced both ways (seed slides)
+  copy_padded_tiles,   ///< GPU: padded tiles, no bank conflicts (seed slides)
+  copy_multi_element,  ///< GPU: padded tiles, several elements per thread (seed slides)
+  copy_tuned,          ///< GPU: Hopper-tuned policy per element size
 };
 
 std::string_view to_string(route r) noexcept;

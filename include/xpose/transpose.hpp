@@ -24,8 +24,7 @@ void transpose_inplace(T* data, std::int64_t rows, std::int64_t cols,
 template <typename T>
 void transpose(const T* src, T* dst, std::int64_t rows, std::int64_t cols,
                const plan_options& options = {}) {
-  transpose(static_cast<const void*>(src), static_cast<void*>(dst), rows, cols, sizeof(T),
-            options);
+  transpose(static_cast<const void*>(src), static_cast<void*>(dst), rows, cols, sizeof(T), options);
 }
 
 }  // namespace xpose

@@ -1,0 +1,174 @@
+// Route choice (DESIGN.md, "The algorithm space"): count predicted passes over memory per route
+// and take the fewest. Square matrices swap tiles in one pass; dimensions with good factors use
+// the 3-stage route of PPoPP'14 sec. 4.2; any other shape (primes) uses the row/column
+// decomposition of Catanzaro, Keller and Garland.
+#include "plan/planner.hpp"
+
+#include <numeric>
+#include <string>
+
+#include "plan/row_column.hpp"
+#include "plan/staged_routes.hpp"
+#include "xpose/error.hpp"
+
+namespace xpose::detail {
+
+namespace {
+
+[[noreturn]] void cannot_apply(route r, const std::string& why) {
+  throw error(status::unsupported, "route " + std::string(to_string(r)) + " " + why);
+}
+
+std::string shape_text(const plan_data& p) {
+  return std::to_string(p.rows) + " x " + std::to_string(p.cols);
+}
+
+double total_passes(const std::vector<stage>& stages) {
+  return std::accumulate(stages.begin(), stages.end(), 0.0,
+                         [](double sum, const stage& s) { return sum + s.passes; });
+}
+
+bool is_square_route(route r) {
+  return r == route::square_tile_swap || r == route::square_naive || r == route::square_prefetch ||
+         r == route::square_recursive;
+}
+
+bool is_copy_route(route r) {
+  return r == route::copy_blocked || r == route::copy_naive || r == route::copy_shared_tiles ||
+         r == route::copy_padded_tiles || r == route::copy_multi_element || r == route::copy_tuned;
+}
+
+bool runs_on(route r, device d) {
+  switch (r) {
+    case route::square_prefetch:
+    case route::square_recursive:
+    case route::copy_blocked:
+      return d == device::cpu;
+    case route::copy_naive:
+    case route::copy_shared_tiles:
+    case route::copy_padded_tiles:
+    case route::copy_multi_element:
+    case route::copy_tuned:
+      return d == device::cuda;
+    default:
+      return true;
+  }
+}
+
+stage square_stage(const plan_data& p, route variant) {
+  stage s;
+  s.kind = stage_kind::square_swap;
+  s.label = std::string(to_string(variant));
+  s.rows = s.cols = p.rows;
+  s.super_bytes = p.desc.elem_size;
+  s.variant = variant;
+  s.lda = s.ldb = p.ld;
+  s.passes = 1.0;
+  return s;
+}
+
+stage cycle_following_stage(const plan_data& p) {
+  stage s;
+  s.kind = stage_kind::tiled_transpose;
+  s.label = "10";
+  s.rows = p.rows;
+  s.cols = p.cols;
+  s.super_bytes = p.desc.elem_size;
+  s.method = tiled_method::cycle_following;
+  s.passes = 1.0;
+  return s;
+}
+
+/// Stage list of one rectangular route, or an empty list when the route does not apply.
+std::vector<stage> rectangular_stages(const plan_data& p, route r) {
+  const std::size_t e = p.desc.elem_size;
+  switch (r) {
+    case route::cycle_following:
+      return {cycle_following_stage(p)};
+    case route::row_column:
+      return row_column_stages(p.rows, p.cols, e);
+    case route::three_stage:
+    case route::four_stage: {
+      const auto tiles = choose_tiles(p.rows, p.cols, e, r);
+      if (!tiles) return {};
+      return r == route::three_stage
+                 ? three_stage_stages(p.rows, p.cols, e, tiles->first, tiles->second)
+                 : four_stage_stages(p.rows, p.cols, e, tiles->first, tiles->second);
+    }
+    default:
+      return {};
+  }
+}
+
+}  // namespace
+
+void plan_inplace_stages(plan_data& p) {
+  const route forced = p.options.forced_route;
+  const device target = p.options.target;
+  if (is_copy_route(forced))
+    cannot_apply(forced, "is out of place: use plan_copy, not plan_inplace");
+  if (!runs_on(forced, target))
+    cannot_apply(forced, "does not run on the " + std::string(to_string(target)));
+  p.stages.clear();
+
+  if (p.rows == 1 || p.cols == 1) {
+    // A vector's transpose has the same bytes, whatever route was asked for.
+    p.chosen = route::identity;
+  } else if (p.rows == p.cols && (forced == route::automatic || is_square_route(forced))) {
+    p.chosen = forced == route::automatic ? route::square_tile_swap : forced;
+    p.stages.push_back(square_stage(p, p.chosen));
+  } else if (is_square_route(forced)) {
+    cannot_apply(forced, "needs a square matrix, got " + shape_text(p));
+  } else if (forced == route::identity) {
+    cannot_apply(forced, "applies only to a single row or column, got " + shape_text(p));
+  } else if (forced != route::automatic) {
+    if (p.ld != p.cols)
+      cannot_apply(forced, "needs a dense matrix (ld " + std::to_string(p.ld) + " != cols " +
+                               std::to_string(p.cols) + ")");
+    p.stages = rectangular_stages(p, forced);
+    if (p.stages.empty())
+      cannot_apply(forced, "finds no usable tile factors for " + shape_text(p) +
+                               "; route row_column handles every shape");
+    p.chosen = forced;
+  } else {
+    // Fewest predicted passes wins; on a tie the earlier candidate.
+    for (route candidate : {route::three_stage, route::row_column}) {
+      std::vector<stage> stages = rectangular_stages(p, candidate);
+      if (stages.empty()) continue;
+      if (p.stages.empty() || total_passes(stages) < total_passes(p.stages)) {
+        p.stages = std::move(stages);
+        p.chosen = candidate;
+      }
+    }
+  }
+  p.predicted_passes = total_passes(p.stages);
+}
+
+void plan_copy_stages(plan_data& p) {
+  const route forced = p.options.forced_route;
+  const device target = p.options.target;
+  if (forced != route::automatic && !is_copy_route(forced))
+    cannot_apply(forced, "is in place: use plan_inplace, not plan_copy");
+  if (!runs_on(forced, target))
+    cannot_apply(forced, "does not run on the " + std::string(to_string(target)));
+  stage s;
+  s.kind = stage_kind::copy_transpose;
+  s.variant = forced != route::automatic
+                  ? forced
+                  : (target == device::cpu ? route::copy_blocked : route::copy_tuned);
+  s.label = std::string(to_string(s.variant));
+  s.batch = p.desc.batch;
+  s.rows = p.rows;
+  s.cols = p.cols;
+  s.super_bytes = p.desc.elem_size;
+  s.lda = p.ld;
+  s.ldb = p.dst_ld;
+  s.src_batch_stride = p.batch_stride;
+  s.dst_batch_stride = p.dst_batch_stride;
+  s.passes = 1.0;
+  p.chosen = s.variant;
+  p.stages = {s};
+  p.predicted_passes = 1.0;
+}
+
+}  // namespace xpose::detail

@@ -1,0 +1,278 @@
+// The public C++ API on the CPU: every route against the naive reference, storage orders,
+// batches, leading dimensions, round trips, and bad inputs (clear error, data untouched).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "test_util.hpp"
+#include "xpose/xpose.hpp"
+
+namespace {
+
+using bytes = std::vector<unsigned char>;
+using xpose::test::random_bytes;
+using xpose::test::reference_transpose;
+
+xpose::matrix_desc dense(std::int64_t rows, std::int64_t cols, std::size_t e) {
+  xpose::matrix_desc d;
+  d.rows = rows;
+  d.cols = cols;
+  d.elem_size = e;
+  return d;
+}
+
+xpose::plan_options forcing(xpose::route r) {
+  xpose::plan_options o;
+  o.forced_route = r;
+  return o;
+}
+
+/// Runs `r` in place on a random rows x cols matrix; false if the route does not apply.
+bool inplace_matches_reference(std::int64_t rows, std::int64_t cols, std::size_t e, xpose::route r,
+                               std::uint64_t seed) {
+  const bytes original = random_bytes(static_cast<std::size_t>(rows * cols) * e, seed);
+  bytes data = original;
+  try {
+    const xpose::plan p = xpose::plan_inplace(dense(rows, cols, e), forcing(r));
+    p.execute(data.data());
+  } catch (const xpose::error& err) {
+    if (err.code() == xpose::status::unsupported) return false;
+    throw;
+  }
+  EXPECT_EQ(data, reference_transpose(original, rows, cols, e))
+      << to_string(r) << " " << rows << " x " << cols << " e=" << e;
+  return true;
+}
+
+TEST(InplaceRoutes, ExhaustiveSmallShapesEveryRouteAndElementSize) {
+  const xpose::route routes[] = {xpose::route::automatic, xpose::route::cycle_following,
+                                 xpose::route::row_column, xpose::route::three_stage,
+                                 xpose::route::four_stage};
+  for (std::size_t e : {1, 2, 4, 8, 16, 12}) {
+    int staged_runs = 0;
+    for (std::int64_t rows = 1; rows <= 64; ++rows)
+      for (std::int64_t cols = 1; cols <= 64; ++cols)
+        for (xpose::route r : routes) {
+          // Every route on 4- and 12-byte elements; the general ones on every size.
+          const bool all_routes = e == 4 || e == 12;
+          if (!all_routes && r != xpose::route::automatic && r != xpose::route::row_column)
+            continue;
+          const bool ran = inplace_matches_reference(rows, cols, e, r, rows * 131 + cols);
+          if (r == xpose::route::automatic || r == xpose::route::row_column ||
+              r == xpose::route::cycle_following)
+            ASSERT_TRUE(ran) << to_string(r) << " must apply to " << rows << " x " << cols;
+          staged_runs += ran && (r == xpose::route::three_stage || r == xpose::route::four_stage);
+          if (HasFailure()) return;
+        }
+    if (e == 4 || e == 12) EXPECT_GT(staged_runs, 1000) << "staged routes barely ever applied";
+  }
+}
+
+TEST(InplaceRoutes, SquareVariantsWithLeadingDimension) {
+  for (xpose::route r : {xpose::route::square_tile_swap, xpose::route::square_naive,
+                         xpose::route::square_prefetch, xpose::route::square_recursive})
+    for (std::int64_t n : {1, 2, 3, 31, 64, 65, 200}) {
+      const std::int64_t ld = n + 3;
+      const std::size_t e = 8;
+      const bytes original = random_bytes(static_cast<std::size_t>(n * ld) * e, n);
+      bytes data = original;
+      xpose::matrix_desc d = dense(n, n, e);
+      d.ld = ld;
+      xpose::plan_inplace(d, forcing(r)).execute(data.data());
+      for (std::int64_t i = 0; i < n; ++i)
+        for (std::int64_t j = 0; j < ld; ++j) {
+          const std::int64_t from = j < n ? j * ld + i : i * ld + j;  // gaps stay untouched
+          ASSERT_EQ(0, std::memcmp(&data[(i * ld + j) * e], &original[from * e], e))
+              << to_string(r) << " n=" << n << " at " << i << "," << j;
+        }
+    }
+}
+
+TEST(InplaceRoutes, RandomLargerShapesPrimesSkinnyAndPaperShapes) {
+  struct shape {
+    std::int64_t rows, cols;
+    std::size_t e;
+  };
+  const shape shapes[] = {{7200, 1800, 4}, {5100, 2500, 4}, {4000, 3200, 4}, {3300, 3900, 4},
+                          {2500, 5100, 4}, {1800, 7200, 4}, {7919, 1801, 4}, {4999, 3001, 8},
+                          {2, 1000003, 4}, {64, 100000, 2}, {300007, 17, 4}, {1000, 1000, 4},
+                          {997, 1009, 12}, {3, 333331, 16}, {1024, 4096, 1}};
+  for (const shape& s : shapes) {
+    const bytes original = random_bytes(static_cast<std::size_t>(s.rows * s.cols) * s.e, s.rows);
+    const bytes expected = reference_transpose(original, s.rows, s.cols, s.e);
+    bytes data = original;
+    xpose::transpose_inplace(data.data(), s.rows, s.cols, s.e);
+    EXPECT_TRUE(data == expected) << s.rows << " x " << s.cols << " e=" << s.e;
+  }
+}
+
+TEST(InplaceRoutes, RoundTripIsIdentity) {
+  for (xpose::route r : {xpose::route::automatic, xpose::route::row_column,
+                         xpose::route::three_stage, xpose::route::cycle_following}) {
+    const std::int64_t rows = 360, cols = 1001;
+    const bytes original = random_bytes(rows * cols * 4, 7);
+    bytes data = original;
+    try {
+      xpose::plan_inplace(dense(rows, cols, 4), forcing(r)).execute(data.data());
+      xpose::plan_inplace(dense(cols, rows, 4), forcing(r)).execute(data.data());
+    } catch (const xpose::error& err) {
+      ASSERT_EQ(err.code(), xpose::status::unsupported);
+      continue;
+    }
+    EXPECT_TRUE(data == original) << to_string(r);
+  }
+}
+
+TEST(InplaceRoutes, ColumnMajorAndBatch) {
+  const std::int64_t rows = 37, cols = 120, batch = 3;
+  const std::size_t e = 4;
+  const bytes original = random_bytes(rows * cols * batch * e, 11);
+  bytes data = original;
+  xpose::matrix_desc d = dense(rows, cols, e);
+  d.order = xpose::storage_order::col_major;  // in memory: cols x rows row-major
+  d.batch = batch;
+  xpose::plan_inplace(d).execute(data.data());
+  for (std::int64_t b = 0; b < batch; ++b) {
+    bytes one(original.begin() + b * rows * cols * e, original.begin() + (b + 1) * rows * cols * e);
+    const bytes expected = reference_transpose(one, cols, rows, e);
+    EXPECT_TRUE(std::equal(expected.begin(), expected.end(), data.begin() + b * rows * cols * e))
+        << "matrix " << b;
+  }
+}
+
+TEST(CopyRoutes, StridedBatchedColumnMajorAndGapsUntouched) {
+  const std::int64_t rows = 45, cols = 77, lda = 80, ldb = 50, batch = 2;
+  const std::int64_t src_stride = rows * lda + 5, dst_stride = cols * ldb + 9;
+  for (std::size_t e : {1, 2, 4, 8, 16, 12}) {
+    const bytes src = random_bytes(src_stride * batch * e, e);
+    bytes dst(dst_stride * batch * e, 0xAB);
+    xpose::matrix_desc d = dense(rows, cols, e);
+    d.ld = lda;
+    d.batch = batch;
+    d.batch_stride = src_stride;
+    xpose::plan_copy(d, ldb, dst_stride).execute(src.data(), dst.data());
+    for (std::int64_t b = 0; b < batch; ++b)
+      for (std::int64_t j = 0; j < cols; ++j)
+        for (std::int64_t i = 0; i < ldb; ++i) {
+          const unsigned char* got = &dst[(b * dst_stride + j * ldb + i) * e];
+          if (i < rows) {
+            ASSERT_EQ(0, std::memcmp(got, &src[(b * src_stride + i * lda + j) * e], e));
+          } else {
+            ASSERT_EQ(got[0], 0xAB) << "gap overwritten";
+          }
+        }
+  }
+  // Column-major: the same bytes as a row-major cols x rows matrix.
+  const bytes src = random_bytes(rows * cols * 4, 3);
+  bytes dst(src.size());
+  xpose::matrix_desc d = dense(rows, cols, 4);
+  d.order = xpose::storage_order::col_major;
+  xpose::plan_copy(d).execute(src.data(), dst.data());
+  EXPECT_TRUE(dst == reference_transpose(src, cols, rows, 4));
+}
+
+TEST(Plans, DescribeNamesRouteStagesAndWorkspace) {
+  const xpose::plan p = xpose::plan_inplace(dense(7200, 1800, 4));
+  const std::string text = p.describe();
+  EXPECT_NE(text.find(std::string(to_string(p.chosen_route()))), std::string::npos) << text;
+  EXPECT_NE(text.find("stage 1"), std::string::npos) << text;
+  EXPECT_NE(text.find("workspace"), std::string::npos) << text;
+  EXPECT_GT(p.predicted_passes(), 0.0);
+  // Extra memory stays under 1% of the matrix for the default route.
+  EXPECT_LE(p.workspace_bytes(), 7200u * 1800u * 4u / 100u) << text;
+  // A plan executes many times.
+  bytes data = random_bytes(7200 * 1800 * 4, 1);
+  const bytes original = data;
+  p.execute(data.data());
+  xpose::plan_inplace(dense(1800, 7200, 4)).execute(data.data());
+  EXPECT_TRUE(data == original);
+}
+
+TEST(Plans, TypedWrappers) {
+  std::vector<double> a(6 * 9), b(6 * 9);
+  for (std::size_t i = 0; i < a.size(); ++i) a[i] = static_cast<double>(i) + 0.5;
+  xpose::transpose(a.data(), b.data(), 6, 9);
+  xpose::transpose_inplace(a.data(), 6, 9);
+  for (int i = 0; i < 6; ++i)
+    for (int j = 0; j < 9; ++j) {
+      EXPECT_EQ(a[j * 6 + i], i * 9 + j + 0.5);
+      EXPECT_EQ(b[j * 6 + i], i * 9 + j + 0.5);
+    }
+}
+
+/// Expects `call` to throw xpose::error with `code` and a message containing `needle`.
+template <typename Call>
+void expect_error(Call&& call, xpose::status code, const std::string& needle) {
+  try {
+    call();
+    ADD_FAILURE() << "no error; expected one mentioning '" << needle << "'";
+  } catch (const xpose::error& err) {
+    EXPECT_EQ(err.code(), code) << err.what();
+    EXPECT_NE(std::string(err.what()).find(needle), std::string::npos)
+        << "message '" << err.what() << "' does not mention '" << needle << "'";
+  }
+}
+
+TEST(BadInputs, ClearErrorsAndDataUntouched) {
+  const bytes original = random_bytes(12 * 7 * 4, 5);
+  bytes data = original;
+  bytes dst(data.size(), 0);
+  using xpose::status;
+  auto inplace = [&](xpose::matrix_desc d, xpose::plan_options o = {}) {
+    return [&data, d, o] { xpose::plan_inplace(d, o).execute(data.data()); };
+  };
+  expect_error([&] { xpose::transpose_inplace(nullptr, 12, 7, 4); }, status::invalid_argument,
+               "data is null");
+  expect_error([&] { xpose::transpose(nullptr, dst.data(), 12, 7, 4); }, status::invalid_argument,
+               "src is null");
+  expect_error([&] { xpose::transpose(data.data(), nullptr, 12, 7, 4); }, status::invalid_argument,
+               "dst is null");
+  expect_error(inplace(dense(0, 7, 4)), status::invalid_argument, "rows must be positive, got 0");
+  expect_error(inplace(dense(12, -3, 4)), status::invalid_argument,
+               "cols must be positive, got -3");
+  expect_error(inplace(dense(12, 7, 0)), status::invalid_argument, "elem_size");
+  expect_error(inplace(dense(12, 7, 5000)), status::unsupported, "elem_size 5000");
+  xpose::matrix_desc d = dense(12, 7, 4);
+  d.batch = 0;
+  expect_error(inplace(d), status::invalid_argument, "batch must be positive, got 0");
+  d = dense(12, 7, 4);
+  d.ld = 5;
+  expect_error(inplace(d), status::invalid_argument, "ld (5) must be at least cols (7)");
+  d.ld = 9;
+  expect_error(inplace(d), status::unsupported, "needs a dense matrix");
+  d = dense(12, 7, 4);
+  d.batch = 2;
+  d.batch_stride = 10;
+  expect_error(inplace(d), status::invalid_argument, "batch_stride (10)");
+  expect_error(inplace(dense(std::int64_t(1) << 40, std::int64_t(1) << 40, 4)),
+               status::invalid_argument, "overflows");
+  xpose::plan_options o;
+  o.threads = -2;
+  expect_error(inplace(dense(12, 7, 4), o), status::invalid_argument, "threads");
+  expect_error(inplace(dense(12, 7, 4), forcing(xpose::route::square_tile_swap)),
+               status::unsupported, "needs a square matrix, got 12 x 7");
+  expect_error(inplace(dense(12, 7, 4), forcing(xpose::route::copy_blocked)), status::unsupported,
+               "plan_copy");
+  expect_error(inplace(dense(12, 7, 4), forcing(xpose::route::copy_tuned)), status::unsupported,
+               "copy_tuned");
+  expect_error([&] { xpose::plan_copy(dense(12, 7, 4), 5); }, status::invalid_argument,
+               "dst_ld (5) must be at least");
+  expect_error([&] { xpose::plan_copy(dense(12, 7, 4)).execute(data.data()); },
+               status::invalid_argument, "out of place");
+  expect_error([&] { xpose::plan_inplace(dense(12, 7, 4)).execute(data.data(), dst.data()); },
+               status::invalid_argument, "in place");
+  expect_error([&] { xpose::plan_copy(dense(12, 7, 4)).execute(data.data(), data.data() + 8); },
+               status::invalid_argument, "overlap");
+  if (!xpose::built_with_cuda()) {
+    xpose::plan_options gpu;
+    gpu.target = xpose::device::cuda;
+    expect_error(inplace(dense(12, 7, 4), gpu), status::unsupported, "without CUDA");
+  }
+  EXPECT_TRUE(data == original) << "a failed call modified the data";
+  EXPECT_TRUE(std::all_of(dst.begin(), dst.end(), [](unsigned char c) { return c == 0; }));
+}
+
+}  // namespace
