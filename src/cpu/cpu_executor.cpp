@@ -9,9 +9,10 @@ namespace xpose::detail::cpu {
 
 namespace {
 
+/// The phases of the row/column decomposition are every kind not named otherwise.
 bool is_row_column(stage_kind k) {
-  return k == stage_kind::row_column_pre_rotate || k == stage_kind::row_column_row_shuffle ||
-         k == stage_kind::row_column_column_rotate || k == stage_kind::row_column_row_permute;
+  return k != stage_kind::tiled_transpose && k != stage_kind::square_swap &&
+         k != stage_kind::copy_transpose;
 }
 
 }  // namespace

@@ -91,7 +91,7 @@ TEST(InplaceRoutes, SquareVariantsWithLeadingDimension) {
     }
 }
 
-TEST(InplaceRoutes, RandomLargerShapesPrimesSkinnyAndPaperShapes) {
+TEST(InplaceRoutes, RandomBiggerShapesPrimesSkinnyAndPaperShapes) {
   struct shape {
     std::int64_t rows, cols;
     std::size_t e;
