@@ -1,0 +1,116 @@
+#include "bench_cases.hpp"
+
+#include <cstdint>
+#include <initializer_list>
+#include <string>
+
+namespace xpose_cli {
+
+namespace {
+
+using xpose::route;
+
+struct shape_and_elem {
+  std::int64_t rows, cols;
+  std::size_t elem_size;
+};
+
+void add(std::vector<bench_case>& cases, const std::string& group, xpose::device target,
+         bool in_place, route r, std::initializer_list<shape_and_elem> shapes) {
+  for (const auto& s : shapes)
+    cases.push_back({group, target, in_place, r, s.rows, s.cols, s.elem_size});
+}
+
+void add_square_variants(std::vector<bench_case>& cases, const std::string& group,
+                         xpose::device target, std::initializer_list<route> routes, std::int64_t n,
+                         std::size_t elem_size) {
+  for (const route r : routes) cases.push_back({group, target, true, r, n, n, elem_size});
+}
+
+std::vector<bench_case> default_cpu_cases() {
+  const auto cpu = xpose::device::cpu;
+  std::vector<bench_case> cases;
+  // PPoPP'14 Table 2 shapes, two shapes with a prime dimension, one fp64 shape.
+  add(cases, "cpu in-place rectangular", cpu, true, route::automatic,
+      {{7200, 1800, 4},
+       {5100, 2500, 4},
+       {4000, 3200, 4},
+       {3300, 3900, 4},
+       {2500, 5100, 4},
+       {1800, 7200, 4},
+       {7919, 1800, 4},
+       {4999, 3001, 4},
+       {5100, 2500, 8}});
+  const std::string square = "cpu in-place square";
+  add_square_variants(cases, square, cpu,
+                      {route::square_tile_swap, route::square_naive, route::square_prefetch,
+                       route::square_recursive},
+                      4096, 4);
+  add_square_variants(cases, square, cpu, {route::square_tile_swap}, 8192, 4);
+  add(cases, "cpu out-of-place", cpu, false, route::copy_blocked,
+      {{8192, 8192, 1},
+       {4000, 3200, 2},
+       {7200, 1800, 4},
+       {4999, 3001, 4},
+       {2500, 5100, 8},
+       {3000, 2000, 16}});
+  return cases;
+}
+
+std::vector<bench_case> quick_cpu_cases() {
+  const auto cpu = xpose::device::cpu;
+  std::vector<bench_case> cases;
+  add(cases, "cpu in-place rectangular", cpu, true, route::automatic,
+      {{360, 180, 4}, {97, 61, 4}, {250, 510, 8}});
+  add_square_variants(cases, "cpu in-place square", cpu,
+                      {route::square_tile_swap, route::square_naive, route::square_prefetch,
+                       route::square_recursive},
+                      256, 4);
+  add(cases, "cpu out-of-place", cpu, false, route::copy_blocked,
+      {{100, 37, 1}, {100, 37, 2}, {100, 37, 4}, {100, 37, 8}, {100, 37, 16}});
+  return cases;
+}
+
+std::vector<bench_case> default_cuda_cases() {
+  const auto cuda = xpose::device::cuda;
+  std::vector<bench_case> cases;
+  // copy_tuned on >= 64 MiB matrices for every element size: square, dimensions that are not
+  // multiples of 32, and the two skinny shapes (AoS <-> SoA of 32 fields).
+  for (const std::size_t elem : {1, 2, 4, 8, 16})
+    add(cases, "cuda out-of-place copy_tuned", cuda, false, route::copy_tuned,
+        {{8192, 8192, elem}, {10007, 7001, elem}, {32, 4000000, elem}, {4000000, 32, elem}});
+  for (const route r : {route::copy_naive, route::copy_shared_tiles, route::copy_padded_tiles,
+                        route::copy_multi_element, route::copy_tuned})
+    cases.push_back({"cuda out-of-place seed variants", cuda, false, r, 4096, 4096, 4});
+  for (const std::int64_t n : {4096, 8192, 16384, 32768})
+    for (const std::size_t elem : {4, 8})
+      add_square_variants(cases, "cuda in-place square", cuda,
+                          {route::square_tile_swap, route::square_naive}, n, elem);
+  return cases;
+}
+
+std::vector<bench_case> quick_cuda_cases() {
+  const auto cuda = xpose::device::cuda;
+  std::vector<bench_case> cases;
+  for (const std::size_t elem : {1, 2, 4, 8, 16})
+    add(cases, "cuda out-of-place copy_tuned", cuda, false, route::copy_tuned, {{1000, 37, elem}});
+  add_square_variants(cases, "cuda in-place square", cuda,
+                      {route::square_tile_swap, route::square_naive}, 512, 4);
+  return cases;
+}
+
+}  // namespace
+
+std::vector<bench_case> cases_for_device(const bench_options& options, xpose::device target) {
+  if (!options.shapes.empty()) {
+    std::vector<bench_case> cases;
+    for (const auto& s : options.shapes)
+      cases.push_back({std::string(xpose::to_string(target)) + " custom", target, options.in_place,
+                       options.route, s.rows, s.cols, options.elem_size});
+    return cases;
+  }
+  if (target == xpose::device::cpu) return options.quick ? quick_cpu_cases() : default_cpu_cases();
+  return options.quick ? quick_cuda_cases() : default_cuda_cases();
+}
+
+}  // namespace xpose_cli

@@ -1,0 +1,17 @@
+// The cases `xpose bench` runs: the default set (PPoPP'14 Table 2 shapes, prime dimensions,
+// squares, the seed variants, out-of-place element sizes), the --quick set, or custom --shape
+// cases.
+#pragma once
+
+#include <vector>
+
+#include "bench_types.hpp"
+#include "cli_options.hpp"
+
+namespace xpose_cli {
+
+/// Cases for `target`, in the order they run (cases of one shape are adjacent, so the host
+/// reference is computed once per shape).
+std::vector<bench_case> cases_for_device(const bench_options& options, xpose::device target);
+
+}  // namespace xpose_cli

@@ -1,0 +1,61 @@
+// Command-line parsing for the xpose tool: `xpose bench ...`, `xpose plan ...`, `--help`,
+// `--version`. Parsing never runs anything; a bad argument throws usage_error naming it.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <xpose/xpose.hpp>
+
+namespace xpose_cli {
+
+class usage_error : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+enum class device_selection { all_present, cpu, cuda };
+
+struct matrix_shape {
+  std::int64_t rows = 0;
+  std::int64_t cols = 0;
+};
+
+struct bench_options {
+  bool json = false;
+  std::string json_file;  ///< also write the JSON here (the table still goes to stdout)
+  device_selection devices = device_selection::all_present;
+  std::vector<matrix_shape> shapes;  ///< custom cases; empty = the default set
+  std::size_t elem_size = 4;
+  xpose::route route = xpose::route::automatic;
+  bool in_place = true;
+  int reps = 7;
+  int threads = 0;  ///< 0 = OpenMP default
+  bool quick = false;
+};
+
+struct plan_command_options {
+  matrix_shape shape;
+  std::size_t elem_size = 4;
+  bool in_place = true;
+  xpose::device target = xpose::device::cpu;
+  xpose::route route = xpose::route::automatic;
+  int threads = 0;
+};
+
+struct command_line {
+  enum class command { help, version, bench, plan } what = command::bench;
+  bench_options bench;
+  plan_command_options plan;
+};
+
+/// Parses argv; throws usage_error with a message that names the offending argument.
+command_line parse_command_line(int argc, const char* const* argv);
+
+/// The text printed by `xpose --help`.
+std::string usage_text();
+
+}  // namespace xpose_cli
