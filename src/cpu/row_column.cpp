@@ -1,8 +1,356 @@
-// TEMPORARY STUB: replaced by the real implementation.
+// Catanzaro, Keller, Garland, "A Decomposition for In-place Matrix Transposition" (PPoPP'14),
+// sec. 3-4 (index maps and their derivation in plan/row_column.hpp), on the CPU with OpenMP.
+// Assumes one dense row-major m x n matrix (row stride n) of e-byte elements, any m, n >= 1.
+//  - Row shuffle: rows are split across threads; each row is scattered into a per-thread row
+//    buffer and copied back (one pass over memory, the scatter stays in L1/L2).
+//  - Pre-rotation and column shuffle: blocks of `tile` adjacent columns are split across
+//    threads. A block's columns are rotated by amounts k0 + residual(j), residual < tile, so a
+//    block is (1) skewed by the residuals in one top-to-bottom sweep that saves only the first
+//    max-residual row segments, then (2) its row segments are permuted by one row permutation
+//    (the rotation by k0, composed with g(r) in the column shuffle), by cycle following with one
+//    flag bit per row. The block (m segments of up to 512 bytes) is sized to stay in cache
+//    between the two sweeps; the sweeps prefetch rows ahead, as rows are too far apart for the
+//    hardware prefetchers.
+#include <omp.h>
+
+#include <algorithm>
+#include <cstring>
+
 #include "cpu/cpu_kernels.hpp"
+#include "plan/permutation.hpp"
+#include "plan/row_column.hpp"
 #include "xpose/error.hpp"
 
 namespace xpose::detail::cpu {
-std::size_t row_column_workspace(const stage&, int) { return 0; }
-void row_column_phase(std::byte*, const stage&, std::byte*, int) { throw error(status::internal_error, "row_column_phase: not yet implemented"); }
+
+namespace {
+
+constexpr std::size_t alignment = 64;
+constexpr std::size_t cache_line = 64;
+constexpr std::int64_t prefetch_rows = 8;  ///< how far ahead (rows) the block sweeps prefetch
+
+std::size_t round_up(std::size_t bytes) {
+  return (bytes + alignment - 1) / alignment * alignment;
+}
+
+/// Copies one element of E bytes (E == 0: `bytes`, known only at run time).
+template <std::size_t E>
+inline void copy_element(std::byte* dst, const std::byte* src, std::size_t bytes) {
+  if constexpr (E != 0) {
+    std::memcpy(dst, src, E);
+  } else {
+    std::memcpy(dst, src, bytes);
+  }
+}
+
+/// Copies one row segment of a column block (16-byte moves, then the remaining tail).
+inline void copy_segment(std::byte* dst, const std::byte* src, std::size_t bytes) {
+  std::size_t offset = 0;
+  for (; offset + 16 <= bytes; offset += 16) std::memcpy(dst + offset, src + offset, 16);
+  if (offset < bytes) std::memcpy(dst + offset, src + offset, bytes - offset);
+}
+
+/// Per-thread scratch of one column-block phase, carved out of the workspace.
+struct block_scratch {
+  std::uint8_t* flags;  ///< one bit per row of the block
+  std::size_t flags_bytes;
+  std::byte* saved_rows;       ///< the first (max residual) row segments, before the skew
+  std::byte* cycle_segment;    ///< the segment that starts a cycle
+  std::int64_t* read_offsets;  ///< per column: byte offset of its source in the skew sweep
+
+  static std::size_t bytes(std::int64_t m, std::int64_t width, std::size_t e) {
+    const std::size_t segment = static_cast<std::size_t>(width) * e;
+    const auto saved = static_cast<std::size_t>(std::min(width, m) - 1);
+    return round_up(flag_bytes(m)) + round_up(saved * segment) + round_up(segment) +
+           round_up(static_cast<std::size_t>(width) * sizeof(std::int64_t));
+  }
+
+  block_scratch(std::byte* base, std::int64_t m, std::int64_t width, std::size_t e) {
+    const std::size_t segment = static_cast<std::size_t>(width) * e;
+    const auto saved = static_cast<std::size_t>(std::min(width, m) - 1);
+    flags = reinterpret_cast<std::uint8_t*>(base);
+    flags_bytes = flag_bytes(m);
+    base += round_up(flag_bytes(m));
+    saved_rows = base;
+    base += round_up(saved * segment);
+    cycle_segment = base;
+    base += round_up(segment);
+    read_offsets = reinterpret_cast<std::int64_t*>(base);
+  }
+};
+
+/// One column block [j0, j0 + width) of the m x n matrix: column j0 + k is first rotated up by
+/// residual(k) (0 <= residual(k) <= max_residual < m), then row x of the block takes row
+/// source_row(x) of the block (a permutation of 0..m-1).
+template <std::size_t E, class Residual, class SourceRow>
+void permute_column_block(std::byte* data, std::int64_t m, std::int64_t n, std::size_t e,
+                          std::int64_t j0, std::int64_t width, Residual residual,
+                          std::int64_t max_residual, SourceRow source_row,
+                          const block_scratch& scratch) {
+  const std::size_t bytes = E != 0 ? E : e;
+  const std::size_t row_bytes = static_cast<std::size_t>(n) * bytes;
+  const std::size_t segment_bytes = static_cast<std::size_t>(width) * bytes;
+  std::byte* block = data + static_cast<std::size_t>(j0) * bytes;
+  auto segment = [&](std::int64_t row) {
+    return block + static_cast<std::size_t>(row) * row_bytes;
+  };
+  // Prefetches every line of a segment a few rows ahead of its use.
+  auto prefetch_segment = [&](std::int64_t row) {
+    const std::byte* first = segment(row);
+    for (std::size_t offset = 0; offset < segment_bytes; offset += cache_line)
+      __builtin_prefetch(first + offset, 1);
+    __builtin_prefetch(first + segment_bytes - 1, 1);
+  };
+
+  // (1) Skew: new[x][k] = old[(x + residual(k)) mod m][k], sweeping x upward; rows read are at
+  // or below x, except the wrap-around into rows 0..max_residual-1, which are saved first.
+  if (max_residual > 0) {
+    for (std::int64_t x = 0; x < max_residual; ++x)
+      std::memcpy(scratch.saved_rows + x * segment_bytes, segment(x), segment_bytes);
+    for (std::int64_t k = 0; k < width; ++k)
+      scratch.read_offsets[k] =
+          residual(k) * static_cast<std::int64_t>(row_bytes) + k * static_cast<std::int64_t>(bytes);
+    const std::int64_t unwrapped_rows = m - max_residual;
+    for (std::int64_t x = 0; x < unwrapped_rows; ++x) {
+      if (x + max_residual + prefetch_rows < m) prefetch_segment(x + max_residual + prefetch_rows);
+      std::byte* out = segment(x);
+      for (std::int64_t k = 0; k < width; ++k)
+        copy_element<E>(out + k * bytes, out + scratch.read_offsets[k], bytes);
+    }
+    for (std::int64_t x = unwrapped_rows; x < m; ++x) {
+      std::byte* out = segment(x);
+      for (std::int64_t k = 0; k < width; ++k) {
+        const std::int64_t from = x + residual(k);
+        const std::byte* in = from < m
+                                  ? segment(from) + k * bytes
+                                  : scratch.saved_rows + (from - m) * segment_bytes + k * bytes;
+        copy_element<E>(out + k * bytes, in, bytes);
+      }
+    }
+  }
+
+  // (2) Row permutation of the block's segments, one cycle at a time.
+  std::memset(scratch.flags, 0, scratch.flags_bytes);
+  for (std::int64_t start = 0; start < m; ++start) {
+    if (flag_is_set(scratch.flags, start)) continue;
+    set_flag(scratch.flags, start);
+    if (source_row(start) == start) continue;
+    // `ahead` holds the next rows of the cycle, up to prefetch_rows of them, already prefetched.
+    std::int64_t ahead[prefetch_rows];
+    std::int64_t queued = 0, lead = start;
+    auto extend = [&] {
+      lead = source_row(lead);
+      if (lead == start) return false;
+      prefetch_segment(lead);
+      ahead[queued++ % prefetch_rows] = lead;
+      return true;
+    };
+    while (queued < prefetch_rows && extend()) {
+    }
+    copy_segment(scratch.cycle_segment, segment(start), segment_bytes);
+    std::int64_t to = start;
+    for (std::int64_t used = 0; used < queued; ++used) {
+      const std::int64_t from = ahead[used % prefetch_rows];
+      if (lead != start) extend();
+      copy_segment(segment(to), segment(from), segment_bytes);
+      set_flag(scratch.flags, from);
+      to = from;
+    }
+    copy_segment(segment(to), scratch.cycle_segment, segment_bytes);
+  }
+}
+
+std::int64_t block_count(const stage& s) {
+  return (s.cols + s.tile - 1) / s.tile;
+}
+
+/// Phase 1: column j rotated down by q(j) = floor(j / b). In a block whose last column has
+/// q_last, that is a rotation up by k0 = (m - q_last) mod m plus residual q_last - q(j).
+template <std::size_t E>
+void pre_rotate(std::byte* data, const stage& s, std::byte* workspace, int threads) {
+  const row_column_math math(s.rows, s.cols);
+  const std::int64_t m = math.m(), n = math.n(), b = math.b(), width = s.tile;
+  const std::size_t scratch_bytes = block_scratch::bytes(m, width, s.super_bytes);
+#pragma omp parallel num_threads(threads)
+  {
+    const block_scratch scratch(workspace + omp_get_thread_num() * scratch_bytes, m, width,
+                                s.super_bytes);
+#pragma omp for schedule(static)
+    for (std::int64_t block = 0; block < block_count(s); ++block) {
+      const std::int64_t j0 = block * width;
+      const std::int64_t block_width = std::min(width, n - j0);
+      const std::int64_t q_first = j0 / b;
+      const std::int64_t q_last = (j0 + block_width - 1) / b;
+      const std::int64_t k0 = (m - q_last) % m;
+      permute_column_block<E>(
+          data, m, n, s.super_bytes, j0, block_width,
+          [&](std::int64_t k) { return q_last - (j0 + k) / b; }, q_last - q_first,
+          [&](std::int64_t x) { return x + k0 < m ? x + k0 : x + k0 - m; }, scratch);
+    }
+  }
+}
+
+/// Phase 3: new[r][s] = cur[(g(r) + s) mod m][s]. In a block starting at column j0 the column
+/// rotation is k0 = j0 mod m plus residual (s - j0) mod m; g and k0 make one row permutation.
+template <std::size_t E>
+void shuffle_columns(std::byte* data, const stage& s, std::byte* workspace, int threads) {
+  const row_column_math math(s.rows, s.cols);
+  const std::int64_t m = math.m(), n = math.n(), width = s.tile;
+  const std::size_t scratch_bytes = block_scratch::bytes(m, width, s.super_bytes);
+#pragma omp parallel num_threads(threads)
+  {
+    const block_scratch scratch(workspace + omp_get_thread_num() * scratch_bytes, m, width,
+                                s.super_bytes);
+#pragma omp for schedule(static)
+    for (std::int64_t block = 0; block < block_count(s); ++block) {
+      const std::int64_t j0 = block * width;
+      const std::int64_t block_width = std::min(width, n - j0);
+      const std::int64_t k0 = math.column_rotation(j0);
+      permute_column_block<E>(
+          data, m, n, s.super_bytes, j0, block_width, [&](std::int64_t k) { return k % m; },
+          std::min(block_width, m) - 1,
+          [&](std::int64_t r) {
+            const std::int64_t from = math.row_permutation_source(r) + k0;
+            return from < m ? from : from - m;
+          },
+          scratch);
+    }
+  }
+}
+
+/// The row shuffle runs over q outside and k inside (destinations from a table of k*m mod n,
+/// the same for every run and row) when the runs are long; else over k outside.
+/// 32-bit entries: the table, a row and its buffer stay in L1 for rows of a few thousand.
+bool uses_destination_table(const row_column_math& math) {
+  return math.b() >= 16 && math.n() <= std::int64_t{1} << 32;
+}
+
+/// Row shuffle workspace: the destination table (shared), then one row buffer per thread.
+std::size_t destination_table_bytes(const row_column_math& math) {
+  return uses_destination_table(math) ? round_up(math.b() * sizeof(std::uint32_t)) : 0;
+}
+std::size_t row_buffer_bytes(const row_column_math& math, std::size_t e) {
+  return round_up(static_cast<std::size_t>(math.n()) * e);
+}
+
+/// Scatters `count` elements read `in_stride` bytes apart to buffer positions s, s-1, s-2, ...
+/// taken mod n (the position after 0 is n-1).
+template <std::size_t E>
+void scatter_descending(std::byte* buffer, const std::byte* in, std::size_t in_stride,
+                        std::int64_t count, std::int64_t s, std::int64_t n, std::size_t bytes) {
+  while (count > 0) {
+    const std::int64_t run = std::min(count, s + 1);
+    std::byte* out = buffer + s * bytes;
+    for (std::int64_t t = 0; t < run; ++t)
+      copy_element<E>(out - t * bytes, in + t * in_stride, bytes);
+    in += run * in_stride;
+    count -= run;
+    s = n - 1;
+  }
+}
+
+/// Phase 2: in row x, column j = q*b + k (0 <= k < b) goes to s = (k*m + i_q) mod n, where
+/// i_q = (x - q) mod m is the element's original row (j*m = q*a*n + k*m). Each row is scattered
+/// into a per-thread buffer and copied back, in whichever order gives the longer inner loops:
+/// for fixed q, s = (table[k] + i_q) mod n; for fixed k, s steps down by one with q, except
+/// once where i_q wraps from 0 to m - 1.
+template <std::size_t E>
+void shuffle_rows(std::byte* data, const stage& s, std::byte* workspace, int threads) {
+  const row_column_math math(s.rows, s.cols);
+  const std::int64_t m = math.m(), n = math.n(), b = math.b(), c = math.c();
+  const std::size_t bytes = E != 0 ? E : s.super_bytes;
+  const std::size_t row_bytes = static_cast<std::size_t>(n) * bytes;
+  const std::int64_t m_mod_n = m % n;
+  const std::int64_t last_row_mod_n = (m - 1) % n;
+  const bool use_destination_table = uses_destination_table(math);
+  auto* destination_table = reinterpret_cast<std::uint32_t*>(workspace);
+  if (use_destination_table) {
+    std::int64_t k_times_m = 0;  // k*m mod n
+    for (std::int64_t k = 0; k < b; ++k) {
+      destination_table[k] = static_cast<std::uint32_t>(k_times_m);
+      k_times_m += m_mod_n;
+      if (k_times_m >= n) k_times_m -= n;
+    }
+  }
+  std::byte* const row_buffers = workspace + destination_table_bytes(math);
+#pragma omp parallel num_threads(threads)
+  {
+    std::byte* buffer = row_buffers + omp_get_thread_num() * row_buffer_bytes(math, s.super_bytes);
+#pragma omp for schedule(static)
+    for (std::int64_t x = 0; x < m; ++x) {
+      std::byte* line = data + static_cast<std::size_t>(x) * row_bytes;
+      if (use_destination_table) {
+        std::int64_t i_mod_n = x % n;  // i_q mod n, for q = 0, 1, ...
+        const std::byte* in = line;
+        for (std::int64_t q = 0; q < c; ++q) {
+          for (std::int64_t k = 0; k < b; ++k, in += bytes) {
+            const std::int64_t to = destination_table[k] + i_mod_n;
+            copy_element<E>(buffer + (to >= n ? to - n : to) * bytes, in, bytes);
+          }
+          i_mod_n = q == x ? last_row_mod_n : (i_mod_n == 0 ? n - 1 : i_mod_n - 1);
+        }
+      } else {
+        const std::int64_t unwrapped = std::min(x + 1, c);  // q <= x: i_q = x - q
+        const std::int64_t x_mod_n = x % n;
+        std::int64_t k_times_m = 0;  // k*m mod n
+        for (std::int64_t k = 0; k < b; ++k) {
+          const std::byte* in = line + k * bytes;
+          std::int64_t to = k_times_m + x_mod_n;
+          scatter_descending<E>(buffer, in, b * bytes, unwrapped, to >= n ? to - n : to, n, bytes);
+          if (unwrapped < c) {
+            to = k_times_m + last_row_mod_n;
+            scatter_descending<E>(buffer, in + unwrapped * b * bytes, b * bytes, c - unwrapped,
+                                  to >= n ? to - n : to, n, bytes);
+          }
+          k_times_m += m_mod_n;
+          if (k_times_m >= n) k_times_m -= n;
+        }
+      }
+      std::memcpy(line, buffer, row_bytes);
+    }
+  }
+}
+
+template <std::size_t E>
+void run_phase(std::byte* data, const stage& s, std::byte* workspace, int threads) {
+  switch (s.kind) {
+    case stage_kind::row_column_pre_rotate:
+      return pre_rotate<E>(data, s, workspace, threads);
+    case stage_kind::row_column_row_shuffle:
+      return shuffle_rows<E>(data, s, workspace, threads);
+    case stage_kind::row_column_column_shuffle:
+      return shuffle_columns<E>(data, s, workspace, threads);
+    default:
+      throw error(status::internal_error, "row_column_phase: not a row_column stage");
+  }
+}
+
+}  // namespace
+
+std::size_t row_column_workspace(const stage& s, int threads) {
+  const auto thread_count = static_cast<std::size_t>(threads);
+  if (s.kind == stage_kind::row_column_row_shuffle) {
+    const row_column_math math(s.rows, s.cols);
+    return destination_table_bytes(math) + row_buffer_bytes(math, s.super_bytes) * thread_count;
+  }
+  return block_scratch::bytes(s.rows, s.tile, s.super_bytes) * thread_count;
+}
+
+void row_column_phase(std::byte* data, const stage& s, std::byte* workspace, int threads) {
+  switch (s.super_bytes) {
+    case 1:
+      return run_phase<1>(data, s, workspace, threads);
+    case 2:
+      return run_phase<2>(data, s, workspace, threads);
+    case 4:
+      return run_phase<4>(data, s, workspace, threads);
+    case 8:
+      return run_phase<8>(data, s, workspace, threads);
+    case 16:
+      return run_phase<16>(data, s, workspace, threads);
+    default:
+      return run_phase<0>(data, s, workspace, threads);
+  }
+}
+
 }  // namespace xpose::detail::cpu

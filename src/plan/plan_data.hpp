@@ -23,11 +23,11 @@ enum class stage_kind {
   /// rows `ld` elements apart; `variant` picks the algorithm (square_* routes), `tile` its block.
   square_swap,
   /// Catanzaro-Keller-Garland decomposition of one rows x cols row-major matrix (rows = m,
-  /// cols = n, super_bytes = element bytes), phases in this order:
-  row_column_pre_rotate,    ///< gcd(m,n) > 1 only: column j rotated down by floor(j / (n/c))
-  row_column_row_shuffle,   ///< each row permuted independently (scatter through a row buffer)
-  row_column_column_rotate, ///< column j rotated up by j mod m
-  row_column_row_permute,   ///< whole rows permuted by one permutation (cycle following)
+  /// cols = n, super_bytes = element bytes, tile = width of the column blocks that phases 1
+  /// and 3 move together), phases in this order:
+  row_column_pre_rotate,     ///< gcd(m,n) > 1 only: column j rotated down by floor(j / (n/c))
+  row_column_row_shuffle,    ///< each row permuted independently (scatter through a row buffer)
+  row_column_column_shuffle, ///< column j rotated up by j mod m, then whole rows permuted
   /// Out of place: rows x cols (lda) -> cols x rows (ldb), `batch` matrices.
   copy_transpose,
 };
