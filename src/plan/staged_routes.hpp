@@ -1,0 +1,33 @@
+// Stage lists of the 3-stage (Sung et al., PPoPP'14 sec. 4.2) and 4-stage (Gustavson/Karlsson,
+// sec. 4.1) in-place transpositions of an M x N row-major matrix viewed as (M', m, N', n), and the
+// tile choice (sec. 7.4). Backend-free: the planner calls these and fills workspace_bytes from
+// the backend.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include "plan/plan_data.hpp"
+
+namespace xpose::detail {
+
+/// 100 (super n*e), 0010 (m x n tiles), 0100 (super m*e); the last two fused slab by slab when a
+/// slab of M*n*e bytes fits in cache. Requires m | M and n | N. Stages that would be identities
+/// (a dimension of 1) are left out.
+std::vector<stage> three_stage_stages(std::int64_t M, std::int64_t N, std::size_t e, std::int64_t m,
+                                      std::int64_t n);
+
+/// 0100 (super n*e), 0010 (m x n tiles), 1000 (super m*n*e), 0100 (super m*e). Requires m | M
+/// and n | N. Stages that would be identities are left out.
+std::vector<stage> four_stage_stages(std::int64_t M, std::int64_t N, std::size_t e, std::int64_t m,
+                                     std::int64_t n);
+
+/// Tile sizes (m, n), m | M and n | N, for route::three_stage or route::four_stage; nullopt when
+/// the dimensions have no useful factors (a prime dimension, say) or for another route.
+std::optional<std::pair<std::int64_t, std::int64_t>> choose_tiles(std::int64_t M, std::int64_t N,
+                                                                  std::size_t e, route r);
+
+}  // namespace xpose::detail
