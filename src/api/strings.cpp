@@ -9,13 +9,14 @@
 namespace xpose {
 
 namespace {
-constexpr std::array<std::pair<route, std::string_view>, 16> route_names{{
+constexpr std::array<std::pair<route, std::string_view>, 17> route_names{{
     {route::automatic, "automatic"},
     {route::identity, "identity"},
     {route::cycle_following, "cycle_following"},
     {route::four_stage, "four_stage"},
     {route::three_stage, "three_stage"},
     {route::row_column, "row_column"},
+    {route::skinny_chunks, "skinny_chunks"},
     {route::square_tile_swap, "square_tile_swap"},
     {route::square_naive, "square_naive"},
     {route::square_prefetch, "square_prefetch"},

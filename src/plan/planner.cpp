@@ -4,6 +4,7 @@
 // decomposition of Catanzaro, Keller and Garland.
 #include "plan/planner.hpp"
 
+#include <algorithm>
 #include <numeric>
 #include <string>
 
@@ -67,15 +68,10 @@ stage square_stage(const plan_data& p, route variant) {
   return s;
 }
 
+/// The whole transposition as one elementary transposition of single elements (eq. 1).
 stage cycle_following_stage(const plan_data& p) {
-  stage s;
-  s.kind = stage_kind::tiled_transpose;
-  s.label = "10";
-  s.rows = p.rows;
-  s.cols = p.cols;
-  s.super_bytes = p.desc.elem_size;
+  stage s = tiled_transpose_stage("10", 1, p.rows, p.cols, p.desc.elem_size);
   s.method = tiled_method::cycle_following;
-  s.passes = 1.0;
   return s;
 }
 
@@ -100,9 +96,39 @@ std::vector<stage> rectangular_stages(const plan_data& p, route r) {
   }
 }
 
+/// Automatic choice: among the routes within the workspace budget, the fewest predicted passes
+/// (on a tie the earlier candidate); when none is within budget, the least workspace.
+void choose_rectangular_route(plan_data& p, const workspace_function& workspace_of) {
+  const double matrix_bytes = static_cast<double>(p.rows) * p.cols * p.desc.elem_size;
+  const double budget = std::max(workspace_budget_fraction * matrix_bytes,
+                                 static_cast<double>(workspace_floor_bytes));
+  bool best_within = false;
+  double best_passes = 0, best_workspace = 0;
+  std::vector<stage> best;
+  for (route candidate : {route::three_stage, route::row_column, route::cycle_following}) {
+    plan_data trial = p;
+    trial.stages = rectangular_stages(p, candidate);
+    if (trial.stages.empty()) continue;
+    const double passes = total_passes(trial.stages);
+    const double workspace = static_cast<double>(workspace_of(trial));
+    const bool within = workspace <= budget;
+    const bool better = best.empty() || (within && !best_within) ||
+                        (within && best_within && passes < best_passes) ||
+                        (!within && !best_within && workspace < best_workspace);
+    if (better) {
+      best = std::move(trial.stages);
+      best_within = within;
+      best_passes = passes;
+      best_workspace = workspace;
+      p.chosen = candidate;
+    }
+  }
+  p.stages = std::move(best);
+}
+
 }  // namespace
 
-void plan_inplace_stages(plan_data& p) {
+void plan_inplace_stages(plan_data& p, const workspace_function& workspace_of) {
   const route forced = p.options.forced_route;
   const device target = p.options.target;
   if (is_copy_route(forced))
@@ -131,15 +157,7 @@ void plan_inplace_stages(plan_data& p) {
                                "; route row_column handles every shape");
     p.chosen = forced;
   } else {
-    // Fewest predicted passes wins; on a tie the earlier candidate.
-    for (route candidate : {route::three_stage, route::row_column}) {
-      std::vector<stage> stages = rectangular_stages(p, candidate);
-      if (stages.empty()) continue;
-      if (p.stages.empty() || total_passes(stages) < total_passes(p.stages)) {
-        p.stages = std::move(stages);
-        p.chosen = candidate;
-      }
-    }
+    choose_rectangular_route(p, workspace_of);
   }
   p.predicted_passes = total_passes(p.stages);
 }

@@ -2,14 +2,26 @@
 // Backend-free: it only reads the target device to know which routes exist there.
 #pragma once
 
+#include <cstddef>
+#include <functional>
+
 #include "plan/plan_data.hpp"
 
 namespace xpose::detail {
 
+/// Workspace bytes a backend needs for plan.stages (the planner compares candidate routes).
+using workspace_function = std::function<std::size_t(const plan_data&)>;
+
+/// Extra memory an automatic in-place plan may use: this fraction of the matrix (or
+/// workspace_floor_bytes, whichever is larger). Routes over it are taken only when every route
+/// is over it, and then the one that needs least.
+inline constexpr double workspace_budget_fraction = 0.01;
+inline constexpr std::size_t workspace_floor_bytes = 256 * 1024;
+
 /// Fills plan.stages, plan.chosen and plan.predicted_passes for an in-place transposition of
 /// the row-major plan.rows x plan.cols view. Throws xpose::error{unsupported} when a forced
 /// route cannot apply.
-void plan_inplace_stages(plan_data& plan);
+void plan_inplace_stages(plan_data& plan, const workspace_function& workspace_of);
 /// Same for an out-of-place transposition.
 void plan_copy_stages(plan_data& plan);
 

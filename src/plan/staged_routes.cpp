@@ -18,26 +18,6 @@ constexpr std::size_t cache_line_bytes = 64;
 /// Target bytes of m*e and n*e.
 constexpr double tile_edge_bytes = 256.0;
 
-stage tiled(const char* label, std::int64_t batch, std::int64_t rows, std::int64_t cols,
-            std::size_t super_bytes) {
-  stage s;
-  s.kind = stage_kind::tiled_transpose;
-  s.label = label;
-  s.batch = batch;
-  s.rows = rows;
-  s.cols = cols;
-  s.super_bytes = super_bytes;
-  const std::size_t instance = static_cast<std::size_t>(rows * cols) * super_bytes;
-  s.method =
-      instance <= in_cache_limit_bytes ? tiled_method::in_cache : tiled_method::cycle_following;
-  // Cycle following outside the cache moves whole cache lines for small super-elements.
-  s.passes = 1.0;
-  if (s.method == tiled_method::cycle_following && instance > cache_resident_bytes &&
-      super_bytes < cache_line_bytes)
-    s.passes = static_cast<double>(cache_line_bytes) / static_cast<double>(super_bytes);
-  return s;
-}
-
 std::vector<stage> without_identities(std::vector<stage> stages) {
   std::vector<stage> kept;
   for (stage& s : stages)
@@ -75,13 +55,33 @@ std::int64_t closest_divisor(std::int64_t dim, std::size_t e, double target_byte
 
 }  // namespace
 
+stage tiled_transpose_stage(const char* label, std::int64_t batch, std::int64_t rows,
+                            std::int64_t cols, std::size_t super_bytes) {
+  stage s;
+  s.kind = stage_kind::tiled_transpose;
+  s.label = label;
+  s.batch = batch;
+  s.rows = rows;
+  s.cols = cols;
+  s.super_bytes = super_bytes;
+  const std::size_t instance = static_cast<std::size_t>(rows * cols) * super_bytes;
+  s.method =
+      instance <= in_cache_limit_bytes ? tiled_method::in_cache : tiled_method::cycle_following;
+  // Cycle following outside the cache moves whole cache lines for small super-elements.
+  s.passes = 1.0;
+  if (s.method == tiled_method::cycle_following && instance > cache_resident_bytes &&
+      super_bytes < cache_line_bytes)
+    s.passes = static_cast<double>(cache_line_bytes) / static_cast<double>(super_bytes);
+  return s;
+}
+
 std::vector<stage> three_stage_stages(std::int64_t M, std::int64_t N, std::size_t e, std::int64_t m,
                                       std::int64_t n) {
   const std::int64_t M1 = M / m, N1 = N / n;
   std::vector<stage> stages = without_identities({
-      tiled("100", 1, M, N1, n * e),
-      tiled("0010", N1 * M1, m, n, e),
-      tiled("0100", N1, M1, n, m * e),
+      tiled_transpose_stage("100", 1, M, N1, n * e),
+      tiled_transpose_stage("0010", N1 * M1, m, n, e),
+      tiled_transpose_stage("0100", N1, M1, n, m * e),
   });
   const std::size_t slab = static_cast<std::size_t>(M * n) * e;
   if (stages.size() >= 2 && stages[stages.size() - 2].label == "0010" &&
@@ -99,10 +99,10 @@ std::vector<stage> four_stage_stages(std::int64_t M, std::int64_t N, std::size_t
                                      std::int64_t n) {
   const std::int64_t M1 = M / m, N1 = N / n;
   return without_identities({
-      tiled("0100", M1, m, N1, n * e),
-      tiled("0010", M1 * N1, m, n, e),
-      tiled("1000", 1, M1, N1, n * m * e),
-      tiled("0100", N1, M1, n, m * e),
+      tiled_transpose_stage("0100", M1, m, N1, n * e),
+      tiled_transpose_stage("0010", M1 * N1, m, n, e),
+      tiled_transpose_stage("1000", 1, M1, N1, n * m * e),
+      tiled_transpose_stage("0100", N1, M1, n, m * e),
   });
 }
 

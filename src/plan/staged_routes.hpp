@@ -14,6 +14,11 @@
 
 namespace xpose::detail {
 
+/// One elementary tiled transposition: `batch` instances of rows x cols super-elements of
+/// super_bytes bytes; the method (in cache or cycle following) and predicted passes follow from
+/// the instance size.
+stage tiled_transpose_stage(const char* label, std::int64_t batch, std::int64_t rows,
+                            std::int64_t cols, std::size_t super_bytes);
 /// 100 (super n*e), 0010 (m x n tiles), 0100 (super m*e); the last two fused slab by slab when a
 /// slab of M*n*e bytes fits in cache. Requires m | M and n | N. Stages that would be identities
 /// (a dimension of 1) are left out.

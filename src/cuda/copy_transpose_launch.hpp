@@ -1,0 +1,53 @@
+// Launchers of the out-of-place and square in-place kernels, called by cuda_backend.cu. Every
+// launcher works on one element type of `word_bytes` bytes (1, 2, 4, 8 or 16) and enqueues on
+// `stream` without synchronizing. Sizes and strides are in elements of that type.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "xpose/route.hpp"
+
+namespace xpose::detail::cuda {
+
+/// One batched out-of-place transposition: `batch` matrices of rows x cols (row-major, rows
+/// `lda` apart, matrices `src_stride` apart) to cols x rows (rows `ldb` apart, `dst_stride`).
+struct copy_args {
+  const void* src = nullptr;
+  void* dst = nullptr;
+  std::int64_t batch = 1, rows = 0, cols = 0;
+  std::int64_t lda = 0, ldb = 0, src_stride = 0, dst_stride = 0;
+};
+
+/// Whether every row and matrix of a batch at `base` starts on a 16-byte boundary.
+bool rows_aligned_16(const void* base, std::int64_t ld, std::int64_t stride, std::int64_t batch,
+                     int elem_bytes);
+/// copy_tuned: Hopper-tuned tiles, 16-byte accesses, policy per element size.
+void launch_copy_tuned(const copy_args& a, int word_bytes, cudaStream_t stream);
+/// The seed slides' progression: copy_naive, copy_shared_tiles, copy_padded_tiles,
+/// copy_multi_element.
+void launch_copy_seed_variant(const copy_args& a, int word_bytes, route variant,
+                              cudaStream_t stream);
+/// Elements of `words_per_element` words of `word_bytes` bytes each (12-byte elements as three
+/// 4-byte words, ...); a is in elements.
+void launch_copy_super_elements(const copy_args& a, int word_bytes, std::int64_t words_per_element,
+                                cudaStream_t stream);
+
+/// `batch` square n x n matrices in place (rows `ld` apart, matrices `stride` apart), elements
+/// of `words_per_element` words of `word_bytes` bytes; `variant` is square_tile_swap or
+/// square_naive.
+struct square_args {
+  void* data = nullptr;
+  std::int64_t batch = 1, n = 0, ld = 0, stride = 0;
+};
+void launch_square_swap(const square_args& a, int word_bytes, std::int64_t words_per_element,
+                        route variant, cudaStream_t stream);
+
+/// Blocks to launch for `work_items` independent items processed by a grid-stride loop.
+inline unsigned grid_for(std::int64_t work_items) {
+  const std::int64_t cap = 0x7fffffff;
+  return static_cast<unsigned>(work_items < cap ? (work_items > 0 ? work_items : 1) : cap);
+}
+
+}  // namespace xpose::detail::cuda

@@ -1,0 +1,46 @@
+// Tuning policies of copy_tuned and square_tile_swap, one per element size, as data (CUB
+// style): tile rows, tile width in bytes, threads per block. Chosen for the H100 (sm_90):
+// 16 KiB tiles give each thread four 16-byte loads in flight and leave room for 8 blocks per
+// SM; tile widths are whole 128-byte lines on both the read and the write side.
+#pragma once
+
+namespace xpose::detail::cuda {
+
+template <int TILE_ROWS, int TILE_BYTES, int THREADS, int MIN_BLOCKS = 1>
+struct tile_policy {
+  static constexpr int tile_rows = TILE_ROWS;
+  static constexpr int tile_bytes = TILE_BYTES;  ///< bytes of one tile row (source side)
+  static constexpr int threads = THREADS;
+  static constexpr int min_blocks = MIN_BLOCKS;  ///< resident blocks per SM asked of ptxas
+};
+
+/// Out of place: a tile is tile_rows x (tile_bytes / E) elements; its transpose writes rows of
+/// tile_rows * E bytes.
+template <int E>
+struct copy_tuned_policy;
+template <>
+struct copy_tuned_policy<1> : tile_policy<128, 128, 256> {};
+template <>
+struct copy_tuned_policy<2> : tile_policy<128, 128, 256> {};
+template <>
+struct copy_tuned_policy<4> : tile_policy<64, 256, 256> {};
+template <>
+struct copy_tuned_policy<8> : tile_policy<64, 256, 256> {};
+template <>
+struct copy_tuned_policy<16> : tile_policy<32, 512, 256> {};
+
+/// Square tile swap: square tiles (tile_rows == tile_bytes / E), two per block.
+template <int E>
+struct square_tile_policy;
+template <>
+struct square_tile_policy<1> : tile_policy<128, 128, 256> {};
+template <>
+struct square_tile_policy<2> : tile_policy<64, 128, 256> {};
+template <>
+struct square_tile_policy<4> : tile_policy<64, 256, 256> {};
+template <>
+struct square_tile_policy<8> : tile_policy<32, 256, 256> {};
+template <>
+struct square_tile_policy<16> : tile_policy<32, 512, 256> {};
+
+}  // namespace xpose::detail::cuda

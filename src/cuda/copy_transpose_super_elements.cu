@@ -1,0 +1,96 @@
+// Out-of-place transposition of elements that are not 1, 2, 4, 8 or 16 bytes (DESIGN.md:
+// "any other size is handled as a super-element"): each element is `k` words of W bytes
+// (a 12-byte element is three 4-byte words). A square tile of S x S elements goes through
+// shared memory, rows padded by one word; loads walk the tile's source rows (S*k contiguous
+// words) and stores the destination rows, so both sides are coalesced for any k. S shrinks as
+// k grows so the tile stays within 16 KiB. Grid-stride over the tiles of all matrices.
+#include <cstdint>
+
+#include "cuda/copy_transpose_launch.hpp"
+#include "cuda/cuda_check.hpp"
+#include "cuda/shared_tile_transpose.cuh"
+
+namespace xpose::detail::cuda {
+
+namespace {
+
+constexpr int super_threads = 256;
+constexpr std::int64_t super_tile_bytes = 16 * 1024;
+
+template <class W>
+__global__ void __launch_bounds__(super_threads)
+    copy_transpose_super_elements_kernel(const W* __restrict__ src, W* __restrict__ dst,
+                                         std::int64_t k, int side, std::int64_t rows,
+                                         std::int64_t cols, std::int64_t lda, std::int64_t ldb,
+                                         std::int64_t src_stride, std::int64_t dst_stride,
+                                         std::int64_t tiles_down, std::int64_t tiles_across,
+                                         std::int64_t total_tiles) {
+  extern __shared__ __align__(16) unsigned char tile_bytes[];
+  W* tile = reinterpret_cast<W*>(tile_bytes);
+  const int row_words = static_cast<int>(side * k);
+  const int pitch = row_words + 1;
+  const std::int64_t tiles_per_matrix = tiles_down * tiles_across;
+  for (std::int64_t t = blockIdx.x; t < total_tiles; t += gridDim.x) {
+    const std::int64_t b = t / tiles_per_matrix;
+    const std::int64_t in_matrix = t - b * tiles_per_matrix;
+    const std::int64_t r0 = (in_matrix / tiles_across) * side;
+    const std::int64_t c0 = (in_matrix % tiles_across) * side;
+    const int valid_rows = static_cast<int>(rows - r0 < side ? rows - r0 : side);
+    const int valid_words = static_cast<int>((cols - c0 < side ? cols - c0 : side) * k);
+    const W* s = src + (b * src_stride + r0 * lda + c0) * k;
+    for (int i = threadIdx.x; i < side * row_words; i += super_threads) {
+      const int r = i / row_words, q = i - r * row_words;
+      if (r < valid_rows && q < valid_words) tile[r * pitch + q] = s[r * lda * k + q];
+    }
+    __syncthreads();
+    W* d = dst + (b * dst_stride + c0 * ldb + r0) * k;
+    const int valid_dst_words = static_cast<int>(valid_rows * k);
+    for (int i = threadIdx.x; i < side * row_words; i += super_threads) {
+      const int c = i / row_words, q = i - c * row_words;  // q: word within the dst row strip
+      const int r = static_cast<int>(q / k), part = static_cast<int>(q - r * k);
+      if (c * k < valid_words && q < valid_dst_words)
+        d[c * ldb * k + q] = tile[r * pitch + c * k + part];
+    }
+    __syncthreads();
+  }
+}
+
+template <class W>
+void launch_super(const copy_args& a, std::int64_t k, cudaStream_t stream) {
+  int side = 32;
+  while (side > 1 &&
+         static_cast<std::int64_t>(side) * (side * k + 1) * sizeof(W) > super_tile_bytes)
+    side /= 2;
+  const std::size_t shared = static_cast<std::size_t>(side) * (side * k + 1) * sizeof(W);
+  const std::int64_t down = (a.rows + side - 1) / side;
+  const std::int64_t across = (a.cols + side - 1) / side;
+  const std::int64_t total = down * across * a.batch;
+  copy_transpose_super_elements_kernel<W><<<grid_for(total), super_threads, shared, stream>>>(
+      static_cast<const W*>(a.src), static_cast<W*>(a.dst), k, side, a.rows, a.cols, a.lda, a.ldb,
+      a.src_stride, a.dst_stride, down, across, total);
+  check_launch("copy_transpose_super_elements_kernel launch");
+}
+
+}  // namespace
+
+void launch_copy_super_elements(const copy_args& a, int word_bytes, std::int64_t words_per_element,
+                                cudaStream_t stream) {
+  switch (word_bytes) {
+    case 1:
+      return launch_super<element_t<1>>(a, words_per_element, stream);
+    case 2:
+      return launch_super<element_t<2>>(a, words_per_element, stream);
+    case 4:
+      return launch_super<element_t<4>>(a, words_per_element, stream);
+    case 8:
+      return launch_super<element_t<8>>(a, words_per_element, stream);
+    case 16:
+      return launch_super<element_t<16>>(a, words_per_element, stream);
+    default:
+      throw error(status::internal_error, "launch_copy_super_elements: word size " +
+                                              std::to_string(word_bytes) +
+                                              " is not 1, 2, 4, 8 or 16");
+  }
+}
+
+}  // namespace xpose::detail::cuda

@@ -1,0 +1,118 @@
+// The CUDA backend's entry points (cuda_backend.hpp): checks a plan's stages at plan time and
+// runs them on the caller's stream. Element sizes become machine words: the widest of 16, 8,
+// 4, 2, 1 bytes that divides the element size and the data's alignment; an element of several
+// words (12 bytes = three 4-byte words) runs the super-element kernels.
+#include "cuda/cuda_backend.hpp"
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <string>
+
+#include "cuda/copy_transpose_launch.hpp"
+#include "cuda/cuda_check.hpp"
+#include "xpose/error.hpp"
+
+namespace xpose::detail::cuda {
+
+namespace {
+
+bool is_gpu_copy_variant(route r) {
+  return r == route::automatic || r == route::copy_naive || r == route::copy_shared_tiles ||
+         r == route::copy_padded_tiles || r == route::copy_multi_element || r == route::copy_tuned;
+}
+
+/// Widest word (<= 16 bytes, a power of two) dividing the element size and every address.
+int word_bytes_for(std::size_t elem_size, std::initializer_list<const void*> pointers) {
+  std::uintptr_t bits = elem_size;
+  for (const void* p : pointers) bits |= reinterpret_cast<std::uintptr_t>(p);
+  int w = 16;
+  while (w > 1 && (bits & static_cast<std::uintptr_t>(w - 1)) != 0) w /= 2;
+  return w;
+}
+
+cudaStream_t stream_of(const plan_data& plan) {
+  return static_cast<cudaStream_t>(plan.options.stream);
+}
+
+}  // namespace
+
+std::size_t prepare(plan_data& plan) {
+  for (const stage& s : plan.stages) {
+    switch (s.kind) {
+      case stage_kind::copy_transpose:
+        if (!is_gpu_copy_variant(s.variant))
+          throw error(status::unsupported, "out-of-place variant " +
+                                               std::string(to_string(s.variant)) +
+                                               " does not run on the GPU");
+        break;
+      case stage_kind::square_swap:
+        if (s.variant != route::square_tile_swap && s.variant != route::square_naive)
+          throw error(status::unsupported, "square variant " + std::string(to_string(s.variant)) +
+                                               " runs on the CPU only; the GPU runs "
+                                               "square_tile_swap and square_naive");
+        break;
+      default:
+        throw error(status::unsupported,
+                    "in-place transposition of non-square matrices is not yet implemented on "
+                    "the GPU (stage " +
+                        s.label + ")");
+    }
+  }
+  return 0;
+}
+
+std::shared_ptr<void> allocate_workspace(std::size_t bytes) {
+  if (bytes == 0) return nullptr;
+  void* memory = nullptr;
+  if (cudaMalloc(&memory, bytes) != cudaSuccess) {
+    cudaGetLastError();  // clear the error so later calls do not report it
+    throw error(status::out_of_memory,
+                "cannot allocate " + std::to_string(bytes) + " bytes of device workspace");
+  }
+  return std::shared_ptr<void>(memory, [](void* p) { cudaFree(p); });
+}
+
+void execute_inplace(const plan_data& plan, void* data) {
+  for (const stage& s : plan.stages) {
+    if (s.kind != stage_kind::square_swap)
+      throw error(status::internal_error, "GPU in-place plan holds a stage prepare() rejects");
+    const int w = word_bytes_for(s.super_bytes, {data});
+    square_args a;
+    a.data = data;
+    a.batch = plan.desc.batch;
+    a.n = s.rows;
+    a.ld = s.lda;
+    a.stride = plan.batch_stride;
+    launch_square_swap(a, w, static_cast<std::int64_t>(s.super_bytes) / w, s.variant,
+                       stream_of(plan));
+  }
+}
+
+void execute_copy(const plan_data& plan, const void* src, void* dst) {
+  for (const stage& s : plan.stages) {
+    if (s.kind != stage_kind::copy_transpose)
+      throw error(status::internal_error, "GPU out-of-place plan holds an in-place stage");
+    const int w = word_bytes_for(s.super_bytes, {src, dst});
+    const std::int64_t k = static_cast<std::int64_t>(s.super_bytes) / w;
+    copy_args a;
+    a.src = src;
+    a.dst = dst;
+    a.batch = s.batch;
+    a.rows = s.rows;
+    a.cols = s.cols;
+    a.lda = s.lda;
+    a.ldb = s.ldb;
+    a.src_stride = s.src_batch_stride;
+    a.dst_stride = s.dst_batch_stride;
+    if (k != 1) {
+      launch_copy_super_elements(a, w, k, stream_of(plan));
+    } else if (s.variant == route::copy_tuned || s.variant == route::automatic) {
+      launch_copy_tuned(a, w, stream_of(plan));
+    } else {
+      launch_copy_seed_variant(a, w, s.variant, stream_of(plan));
+    }
+  }
+}
+
+}  // namespace xpose::detail::cuda

@@ -1,0 +1,307 @@
+// Block-level pieces of the tuned kernels: move a TILE_ROWS x (TILE_BYTES / E) tile of E-byte
+// elements from global memory into shared memory with 16-byte loads, and write it back
+// transposed with 16-byte stores. Out-of-place transposition (seed slides 001, "more work per
+// thread", taken to Hopper's 16-byte accesses) and the square tile swap are built from these.
+//
+// Shared memory holds the tile row by row (TILE_BYTES per row, no padding), in 16-byte chunks
+// whose index is XOR-swizzled by the row: chunk c of row r sits at c ^ swizzle(r). Loads write
+// whole chunks, 8 lanes per 128-byte row segment: conflict-free for any swizzle. Stores: each
+// lane reads P = 16/E consecutive tile rows of one shared-memory word (4 bytes for E <= 4,
+// else E) and transposes them in registers (byte/halfword permutes for E < 4) into 16-byte
+// output vectors, one per tile column held by the word. The swizzle sends the 4 row groups that
+// share a 128-byte bank cycle to 4 different chunk pairs, so these reads are conflict-free too.
+//
+// Global accesses use the 16-byte cache-global intrinsics (__ldcg/__stcg): they stay whole
+// 16-byte instructions (a plain uint4 store was split into four 4-byte ones) and bypass L1,
+// which also keeps in-place use coherent. Assumes: 16 | TILE_BYTES; TILE_ROWS a multiple of the
+// rows one warp's read step covers. Interior tiles of 16-byte aligned rows take unrolled vector
+// paths; edge tiles and unaligned rows fall back to element accesses. All index math is 64-bit.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+namespace xpose::detail::cuda {
+
+template <int E>
+struct element_of_size;
+template <>
+struct element_of_size<1> {
+  using type = std::uint8_t;
+};
+template <>
+struct element_of_size<2> {
+  using type = std::uint16_t;
+};
+template <>
+struct element_of_size<4> {
+  using type = std::uint32_t;
+};
+template <>
+struct element_of_size<8> {
+  using type = uint2;
+};
+template <>
+struct element_of_size<16> {
+  using type = uint4;
+};
+
+template <int E>
+using element_t = typename element_of_size<E>::type;
+
+template <int E, int TILE_ROWS, int TILE_BYTES, int THREADS>
+struct shared_tile_transpose {
+  using element = element_t<E>;
+  static constexpr int word_bytes = E < 4 ? 4 : E;  ///< shared-memory read width in stores
+  using word = element_t<word_bytes>;
+  static constexpr int rows_per_vector = 16 / E;           ///< P: tile rows in one output vector
+  static constexpr int columns_per_word = word_bytes / E;  ///< output vectors per word read
+  static constexpr int tile_cols = TILE_BYTES / E;
+  static constexpr int chunks_per_row = TILE_BYTES / 16;
+  static constexpr int lanes_across_words = 32 / word_bytes;  ///< a warp reads 32-byte strips
+  static constexpr int lanes_across_rows = 32 / lanes_across_words;
+  static constexpr int step_rows = lanes_across_rows * rows_per_vector;
+  static constexpr int step_strips = TILE_BYTES / 32;
+  static constexpr int steps = (TILE_ROWS / step_rows) * step_strips;
+  static constexpr int warps = THREADS / 32;
+  static constexpr int steps_per_warp = steps / warps;
+  static constexpr int chunks = TILE_ROWS * chunks_per_row;
+  static constexpr int chunks_per_thread = chunks / THREADS;
+  /// Shared memory of one tile: the rows, then one spare 16-byte chunk per row that shifted
+  /// rows (below) spill into.
+  static constexpr int bytes = TILE_ROWS * TILE_BYTES + (E >= 4 ? TILE_ROWS * 16 : 0);
+
+  static_assert(TILE_BYTES % 32 == 0, "tile rows are whole 32-byte strips");
+  static_assert(TILE_ROWS % step_rows == 0, "tile rows cover whole warp read steps");
+  static_assert(steps % warps == 0 && chunks % THREADS == 0, "work divides evenly");
+
+  __device__ static int swizzle(int row) { return ((row / rows_per_vector) & 3) << 1; }
+  __device__ static int chunk_offset(int row, int chunk) {
+    return row * TILE_BYTES + ((chunk ^ swizzle(row)) << 4);
+  }
+  __device__ static int byte_offset(int row, int byte_in_row) {
+    return chunk_offset(row, byte_in_row >> 4) + (byte_in_row & 15);
+  }
+
+  /// Rows whose start is not 16-byte aligned (E >= 4 only): tile row r is stored from the
+  /// 16-byte boundary at or before its first element, so its logical byte b sits at raw byte
+  /// b + shift(r), shift(r) = (first + r * step) mod 16; raw bytes past TILE_BYTES go to the
+  /// row's spare chunk. first = step = 0 is the plain layout.
+  struct row_shifts {
+    int first = 0, step = 0;
+    __device__ int of(int row) const { return (first + row * step) & 15; }
+  };
+  __device__ static int raw_offset(int row, int raw_byte) {
+    return raw_byte < TILE_BYTES ? byte_offset(row, raw_byte)
+                                 : TILE_ROWS * TILE_BYTES + row * 16 + (raw_byte - TILE_BYTES);
+  }
+
+  /// Loads the tile whose top-left element is src[0]; rows `ld` elements apart; only the
+  /// valid_rows x valid_cols corner exists. `fast` = interior tile with 16-byte aligned rows.
+  /// Returns the layout it used (shifted rows when E >= 4 and rows are not 16-byte aligned).
+  __device__ static row_shifts load(unsigned char* tile, const element* src, std::int64_t ld,
+                                    int valid_rows, int valid_cols, bool fast) {
+    if (fast) {
+      uint4 v[chunks_per_thread];
+#pragma unroll
+      for (int k = 0; k < chunks_per_thread; ++k) {
+        const int idx = threadIdx.x + k * THREADS;
+        const int row = idx / chunks_per_row, chunk = idx % chunks_per_row;
+        v[k] = __ldcg(reinterpret_cast<const uint4*>(src + row * ld + chunk * (16 / E)));
+      }
+#pragma unroll
+      for (int k = 0; k < chunks_per_thread; ++k) {
+        const int idx = threadIdx.x + k * THREADS;
+        const int row = idx / chunks_per_row, chunk = idx % chunks_per_row;
+        *reinterpret_cast<uint4*>(tile + chunk_offset(row, chunk)) = v[k];
+      }
+      return {};
+    }
+    if constexpr (E >= 4) {
+      return load_shifted(tile, src, ld, valid_rows, valid_cols);
+    } else {
+      for (int idx = threadIdx.x; idx < chunks; idx += THREADS) {
+        const int row = idx / chunks_per_row, chunk = idx % chunks_per_row;
+        if (row >= valid_rows) break;
+        const int col = chunk * (16 / E);
+        const element* p = src + row * ld + col;
+        unsigned char* out = tile + chunk_offset(row, chunk);
+        if (col + 16 / E <= valid_cols && (reinterpret_cast<std::uintptr_t>(p) & 15) == 0) {
+          *reinterpret_cast<uint4*>(out) = __ldcg(reinterpret_cast<const uint4*>(p));
+        } else {
+          for (int e = 0; e < 16 / E && col + e < valid_cols; ++e)
+            reinterpret_cast<element*>(out)[e] = p[e];
+        }
+      }
+      return {};
+    }
+  }
+
+  /// E >= 4, any row alignment: aligned 16-byte loads for every chunk that lies inside the
+  /// valid part of a row, element loads for the partial chunks at its ends.
+  __device__ static row_shifts load_shifted(unsigned char* tile, const element* src,
+                                            std::int64_t ld, int valid_rows, int valid_cols) {
+    const row_shifts shifts{static_cast<int>(reinterpret_cast<std::uintptr_t>(src) & 15),
+                            static_cast<int>((ld * E) & 15)};
+    constexpr int raw_chunks = chunks_per_row + 1;
+    const int valid_bytes = valid_cols * E;
+    for (int idx = threadIdx.x; idx < TILE_ROWS * raw_chunks; idx += THREADS) {
+      const int row = idx / raw_chunks, q = idx % raw_chunks;
+      if (row >= valid_rows) break;
+      const int shift = shifts.of(row);
+      const int first = 16 * q - shift;  // logical byte of the chunk's first byte
+      const unsigned char* row_start = reinterpret_cast<const unsigned char*>(src + row * ld);
+      if (first >= 0 && first + 16 <= valid_bytes) {
+        *reinterpret_cast<uint4*>(tile + raw_offset(row, 16 * q)) =
+            __ldcg(reinterpret_cast<const uint4*>(row_start + first));
+      } else {
+        for (int b = first < 0 ? 0 : first; b < first + 16 && b < valid_bytes; b += E)
+          *reinterpret_cast<element*>(tile + raw_offset(row, b + shift)) =
+              *reinterpret_cast<const element*>(row_start + b);
+      }
+    }
+    return shifts;
+  }
+
+  /// P words of tile rows row0 .. row0+P-1 at word `w`, transposed into `columns_per_word`
+  /// 16-byte vectors: out[j] holds tile column w*columns_per_word + j, rows row0 .. row0+P-1.
+  __device__ static void read_transposed(const unsigned char* tile, int row0, int w,
+                                         uint4 (&out)[columns_per_word]) {
+    word in[rows_per_vector];
+#pragma unroll
+    for (int i = 0; i < rows_per_vector; ++i)
+      in[i] = *reinterpret_cast<const word*>(tile + byte_offset(row0 + i, w * word_bytes));
+    if constexpr (E == 16) {
+      out[0] = in[0];
+    } else if constexpr (E == 8) {
+      out[0] = make_uint4(in[0].x, in[0].y, in[1].x, in[1].y);
+    } else if constexpr (E == 4) {
+      out[0] = make_uint4(in[0], in[1], in[2], in[3]);
+    } else if constexpr (E == 2) {
+      unsigned lo[4], hi[4];
+#pragma unroll
+      for (int k = 0; k < 4; ++k) {
+        lo[k] = __byte_perm(in[2 * k], in[2 * k + 1], 0x5410);
+        hi[k] = __byte_perm(in[2 * k], in[2 * k + 1], 0x7632);
+      }
+      out[0] = make_uint4(lo[0], lo[1], lo[2], lo[3]);
+      out[1] = make_uint4(hi[0], hi[1], hi[2], hi[3]);
+    } else {
+      unsigned b[4][4];  // b[j][k]: byte j of rows 4k .. 4k+3
+#pragma unroll
+      for (int k = 0; k < 4; ++k) {
+        const unsigned a01 = __byte_perm(in[4 * k], in[4 * k + 1], 0x5140);
+        const unsigned a23 = __byte_perm(in[4 * k + 2], in[4 * k + 3], 0x5140);
+        const unsigned c01 = __byte_perm(in[4 * k], in[4 * k + 1], 0x7362);
+        const unsigned c23 = __byte_perm(in[4 * k + 2], in[4 * k + 3], 0x7362);
+        b[0][k] = __byte_perm(a01, a23, 0x5410);
+        b[1][k] = __byte_perm(a01, a23, 0x7632);
+        b[2][k] = __byte_perm(c01, c23, 0x5410);
+        b[3][k] = __byte_perm(c01, c23, 0x7632);
+      }
+#pragma unroll
+      for (int j = 0; j < 4; ++j) out[j] = make_uint4(b[j][0], b[j][1], b[j][2], b[j][3]);
+    }
+  }
+
+  /// Writes the transpose of the tile: tile element (r, c) goes to dst[c * ld + r]; only the
+  /// valid_rows x valid_cols corner of the tile exists. `fast` = interior, 16-byte aligned rows.
+  /// `shifts` is what load() returned.
+  __device__ static void store_transposed(const unsigned char* tile, element* dst, std::int64_t ld,
+                                          int valid_rows, int valid_cols, bool fast,
+                                          row_shifts shifts) {
+    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    if constexpr (E >= 4) {
+      if (!fast || shifts.first != 0 || shifts.step != 0)
+        return store_transposed_shifted(tile, dst, ld, valid_rows, valid_cols, shifts);
+    }
+    if (fast) {
+      uint4 v[steps_per_warp][columns_per_word];
+#pragma unroll
+      for (int s = 0; s < steps_per_warp; ++s) {
+        const int step = warp + s * warps;
+        const int w = (step % step_strips) * lanes_across_words + lane % lanes_across_words;
+        const int row0 = ((step / step_strips) * lanes_across_rows + lane / lanes_across_words) *
+                         rows_per_vector;
+        read_transposed(tile, row0, w, v[s]);
+      }
+#pragma unroll
+      for (int s = 0; s < steps_per_warp; ++s) {
+        const int step = warp + s * warps;
+        const int w = (step % step_strips) * lanes_across_words + lane % lanes_across_words;
+        const int row0 = ((step / step_strips) * lanes_across_rows + lane / lanes_across_words) *
+                         rows_per_vector;
+#pragma unroll
+        for (int j = 0; j < columns_per_word; ++j)
+          __stcg(reinterpret_cast<uint4*>(dst + (w * columns_per_word + j) * ld + row0), v[s][j]);
+      }
+      return;
+    }
+    for (int step = warp; step < steps; step += warps) {
+      const int w = (step % step_strips) * lanes_across_words + lane % lanes_across_words;
+      const int row0 =
+          ((step / step_strips) * lanes_across_rows + lane / lanes_across_words) * rows_per_vector;
+      uint4 v[columns_per_word];
+      read_transposed(tile, row0, w, v);
+      if (row0 >= valid_rows) continue;
+#pragma unroll
+      for (int j = 0; j < columns_per_word; ++j) {
+        const int col = w * columns_per_word + j;
+        if (col >= valid_cols) break;
+        element* p = dst + col * ld + row0;
+        if (row0 + rows_per_vector <= valid_rows &&
+            (reinterpret_cast<std::uintptr_t>(p) & 15) == 0) {
+          __stcg(reinterpret_cast<uint4*>(p), v[j]);
+        } else {
+          const element* parts = reinterpret_cast<const element*>(&v[j]);
+#pragma unroll
+          for (int i = 0; i < rows_per_vector; ++i)
+            if (row0 + i < valid_rows) p[i] = parts[i];
+        }
+      }
+    }
+  }
+  /// E >= 4, any alignment of the source layout (shifts) and of the destination rows: each
+  /// destination row (a tile column) is written as aligned 16-byte chunks; the chunk q of a row
+  /// whose start is s elements past a 16-byte boundary holds tile rows q*P - s .. q*P - s + P-1.
+  /// Chunks partly outside the tile are written element by element. Lanes: 8 columns x 4
+  /// consecutive chunks, so a warp writes 64 contiguous bytes to each of 8 rows.
+  __device__ static void store_transposed_shifted(const unsigned char* tile, element* dst,
+                                                  std::int64_t ld, int valid_rows, int valid_cols,
+                                                  row_shifts shifts) {
+    constexpr int P = rows_per_vector;
+    constexpr int out_chunks = TILE_ROWS / P + 1;
+    constexpr int strips = tile_cols / 8, chunk_groups = (out_chunks + 3) / 4;
+    static_assert(tile_cols % 8 == 0, "8 columns per warp step");
+    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    for (int unit = warp; unit < strips * chunk_groups; unit += warps) {
+      const int c = (unit % strips) * 8 + lane % 8;
+      const int q = (unit / strips) * 4 + lane / 8;
+      if (q >= out_chunks || c >= valid_cols) continue;
+      unsigned char* row_start = reinterpret_cast<unsigned char*>(dst + c * ld);
+      const int m = static_cast<int>(reinterpret_cast<std::uintptr_t>(row_start) & 15);
+      const int first_row = q * P - m / E;
+      if (first_row >= 0 && first_row + P <= valid_rows) {
+        uint4 v;
+        element* parts = reinterpret_cast<element*>(&v);
+#pragma unroll
+        for (int i = 0; i < P; ++i) {
+          const int r = first_row + i;
+          parts[i] = *reinterpret_cast<const element*>(tile + raw_offset(r, c * E + shifts.of(r)));
+        }
+        __stcg(reinterpret_cast<uint4*>(row_start - m + 16 * q), v);
+      } else {
+#pragma unroll
+        for (int i = 0; i < P; ++i) {
+          const int r = first_row + i;
+          if (r >= 0 && r < valid_rows)
+            reinterpret_cast<element*>(row_start)[r] =
+                *reinterpret_cast<const element*>(tile + raw_offset(r, c * E + shifts.of(r)));
+        }
+      }
+    }
+  }
+};
+
+}  // namespace xpose::detail::cuda
