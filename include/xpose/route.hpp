@@ -17,6 +17,7 @@ enum class route {
   four_stage,       ///< Gustavson/Karlsson: 0100, 0010, 1000, 0100 (PPoPP'14 sec. 4.1)
   three_stage,      ///< Sung et al.: 100, 0010, 0100 (PPoPP'14 sec. 4.2)
   row_column,       ///< Catanzaro, Keller, Garland decomposition: any dimensions, primes too
+  skinny_chunks,    ///< one dimension <= 64: chunks of the long one, 100 + 010, remainder aside
   // In place, square (rows == cols).
   square_tile_swap,  ///< swap tile (i,j) with tile (j,i), one pass
   square_naive,      ///< swap element (i,j) with (j,i), i < j (seed report / blog)
