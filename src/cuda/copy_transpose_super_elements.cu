@@ -17,16 +17,30 @@ namespace {
 constexpr int super_threads = 256;
 constexpr std::int64_t super_tile_bytes = 16 * 1024;
 
-template <class W>
+/// Tile side for elements of `element_bytes` (words of `word_bytes`): the largest power of two
+/// up to 32 whose padded tile fits super_tile_bytes.
+__host__ __device__ constexpr int super_side(std::int64_t words_per_element,
+                                             std::int64_t word_bytes) {
+  int side = 32;
+  while (side > 1 && side * (side * words_per_element + 1) * word_bytes > super_tile_bytes)
+    side /= 2;
+  return side;
+}
+
+/// K > 0: elements of K words, known at compile time (index divisions become multiplies and
+/// the loops unroll, so each thread has all its loads in flight); K == 0: `k_any` words.
+template <class W, int K>
 __global__ void __launch_bounds__(super_threads)
     copy_transpose_super_elements_kernel(const W* __restrict__ src, W* __restrict__ dst,
-                                         std::int64_t k, int side, std::int64_t rows,
-                                         std::int64_t cols, std::int64_t lda, std::int64_t ldb,
+                                         std::int64_t k_any, std::int64_t rows, std::int64_t cols,
+                                         std::int64_t lda, std::int64_t ldb,
                                          std::int64_t src_stride, std::int64_t dst_stride,
                                          std::int64_t tiles_down, std::int64_t tiles_across,
                                          std::int64_t total_tiles) {
   extern __shared__ __align__(16) unsigned char tile_bytes[];
   W* tile = reinterpret_cast<W*>(tile_bytes);
+  const std::int64_t k = K > 0 ? K : k_any;
+  const int side = super_side(k, sizeof(W));
   const int row_words = static_cast<int>(side * k);
   const int pitch = row_words + 1;
   const std::int64_t tiles_per_matrix = tiles_down * tiles_across;
@@ -38,6 +52,7 @@ __global__ void __launch_bounds__(super_threads)
     const int valid_rows = static_cast<int>(rows - r0 < side ? rows - r0 : side);
     const int valid_words = static_cast<int>((cols - c0 < side ? cols - c0 : side) * k);
     const W* s = src + (b * src_stride + r0 * lda + c0) * k;
+#pragma unroll
     for (int i = threadIdx.x; i < side * row_words; i += super_threads) {
       const int r = i / row_words, q = i - r * row_words;
       if (r < valid_rows && q < valid_words) tile[r * pitch + q] = s[r * lda * k + q];
@@ -45,6 +60,7 @@ __global__ void __launch_bounds__(super_threads)
     __syncthreads();
     W* d = dst + (b * dst_stride + c0 * ldb + r0) * k;
     const int valid_dst_words = static_cast<int>(valid_rows * k);
+#pragma unroll
     for (int i = threadIdx.x; i < side * row_words; i += super_threads) {
       const int c = i / row_words, q = i - c * row_words;  // q: word within the dst row strip
       const int r = static_cast<int>(q / k), part = static_cast<int>(q - r * k);
@@ -55,20 +71,31 @@ __global__ void __launch_bounds__(super_threads)
   }
 }
 
-template <class W>
-void launch_super(const copy_args& a, std::int64_t k, cudaStream_t stream) {
-  int side = 32;
-  while (side > 1 &&
-         static_cast<std::int64_t>(side) * (side * k + 1) * sizeof(W) > super_tile_bytes)
-    side /= 2;
+template <class W, int K>
+void launch_super_with(const copy_args& a, std::int64_t k, cudaStream_t stream) {
+  const int side = super_side(k, sizeof(W));
   const std::size_t shared = static_cast<std::size_t>(side) * (side * k + 1) * sizeof(W);
   const std::int64_t down = (a.rows + side - 1) / side;
   const std::int64_t across = (a.cols + side - 1) / side;
   const std::int64_t total = down * across * a.batch;
-  copy_transpose_super_elements_kernel<W><<<grid_for(total), super_threads, shared, stream>>>(
-      static_cast<const W*>(a.src), static_cast<W*>(a.dst), k, side, a.rows, a.cols, a.lda, a.ldb,
+  copy_transpose_super_elements_kernel<W, K><<<grid_for(total), super_threads, shared, stream>>>(
+      static_cast<const W*>(a.src), static_cast<W*>(a.dst), k, a.rows, a.cols, a.lda, a.ldb,
       a.src_stride, a.dst_stride, down, across, total);
   check_launch("copy_transpose_super_elements_kernel launch");
+}
+
+/// Compile-time kernels for the common odd multiples (3: 12- and 24-byte elements, 5), a
+/// run-time one for the rest.
+template <class W>
+void launch_super(const copy_args& a, std::int64_t k, cudaStream_t stream) {
+  switch (k) {
+    case 3:
+      return launch_super_with<W, 3>(a, k, stream);
+    case 5:
+      return launch_super_with<W, 5>(a, k, stream);
+    default:
+      return launch_super_with<W, 0>(a, k, stream);
+  }
 }
 
 }  // namespace

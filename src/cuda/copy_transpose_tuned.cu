@@ -2,7 +2,8 @@
 // thread", with 16-byte loads and stores and a swizzled shared-memory tile; see
 // shared_tile_transpose.cuh and copy_transpose_tuned_kernel.cuh). The launcher picks the
 // policy of the element size (copy_transpose_policy.hpp) at run time. Assumes element-aligned
-// pointers; rows not 16-byte aligned take the element-access path of the tile pieces.
+// pointers. Skinny shapes (a side shorter than the tile) go to copy_transpose_skinny.cu, rows
+// not 16-byte aligned to copy_multi_element (see launch_tuned_or_skinny).
 #include <cstdint>
 
 #include "cuda/copy_transpose_launch.hpp"
@@ -18,18 +19,38 @@ bool rows_aligned_16(const void* base, std::int64_t ld, std::int64_t stride, std
          (batch == 1 || (stride * e) % 16 == 0);
 }
 
+namespace {
+
+/// A side shorter than the policy's tile would leave most of each tile empty: such skinny
+/// shapes go to the slab kernels of copy_transpose_skinny.cu. Rows that do not start on 16
+/// bytes (odd dimensions) go to the element-access tiles of copy_multi_element, measured
+/// faster there on the H100 than the tiles' shifted 16-byte path (scripts/device_bench.cu:
+/// 8191 x 8193 fp32 0.62 vs 0.52 of a copy, 5791 x 5793 fp64 0.77 vs 0.63).
+template <int E>
+void launch_tuned_or_skinny(const copy_args& a, cudaStream_t stream) {
+  using policy = copy_tuned_policy<E>;
+  if (a.rows < policy::tile_rows || a.cols < policy::tile_bytes / E)
+    return launch_copy_skinny(a, E, stream);
+  const bool aligned = rows_aligned_16(a.src, a.lda, a.src_stride, a.batch, E) &&
+                       rows_aligned_16(a.dst, a.ldb, a.dst_stride, a.batch, E);
+  if (!aligned && E < 16) return launch_copy_seed_variant(a, E, route::copy_multi_element, stream);
+  launch_tuned_with<E, policy>(a, stream);
+}
+
+}  // namespace
+
 void launch_copy_tuned(const copy_args& a, int word_bytes, cudaStream_t stream) {
   switch (word_bytes) {
     case 1:
-      return launch_tuned_with<1, copy_tuned_policy<1>>(a, stream);
+      return launch_tuned_or_skinny<1>(a, stream);
     case 2:
-      return launch_tuned_with<2, copy_tuned_policy<2>>(a, stream);
+      return launch_tuned_or_skinny<2>(a, stream);
     case 4:
-      return launch_tuned_with<4, copy_tuned_policy<4>>(a, stream);
+      return launch_tuned_or_skinny<4>(a, stream);
     case 8:
-      return launch_tuned_with<8, copy_tuned_policy<8>>(a, stream);
+      return launch_tuned_or_skinny<8>(a, stream);
     case 16:
-      return launch_tuned_with<16, copy_tuned_policy<16>>(a, stream);
+      return launch_tuned_or_skinny<16>(a, stream);
     default:
       throw error(status::internal_error, "copy_tuned: word size " + std::to_string(word_bytes) +
                                               " is not 1, 2, 4, 8 or 16");

@@ -15,7 +15,9 @@
 // 16-byte instructions (a plain uint4 store was split into four 4-byte ones) and bypass L1,
 // which also keeps in-place use coherent. Assumes: 16 | TILE_BYTES; TILE_ROWS a multiple of the
 // rows one warp's read step covers. Interior tiles of 16-byte aligned rows take unrolled vector
-// paths; edge tiles and unaligned rows fall back to element accesses. All index math is 64-bit.
+// paths. Otherwise rows are shifted to their 16-byte boundary in shared memory (load_shifted)
+// and written back as aligned 16-byte chunks gathered element by element from shared memory
+// (store_transposed_shifted); global element accesses only at row ends. 64-bit index math.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -70,7 +72,7 @@ struct shared_tile_transpose {
   static constexpr int chunks_per_thread = chunks / THREADS;
   /// Shared memory of one tile: the rows, then one spare 16-byte chunk per row that shifted
   /// rows (below) spill into.
-  static constexpr int bytes = TILE_ROWS * TILE_BYTES + (E >= 4 ? TILE_ROWS * 16 : 0);
+  static constexpr int bytes = TILE_ROWS * TILE_BYTES + TILE_ROWS * 16;
 
   static_assert(TILE_BYTES % 32 == 0, "tile rows are whole 32-byte strips");
   static_assert(TILE_ROWS % step_rows == 0, "tile rows cover whole warp read steps");
@@ -84,7 +86,7 @@ struct shared_tile_transpose {
     return chunk_offset(row, byte_in_row >> 4) + (byte_in_row & 15);
   }
 
-  /// Rows whose start is not 16-byte aligned (E >= 4 only): tile row r is stored from the
+  /// Rows whose start is not 16-byte aligned: tile row r is stored from the
   /// 16-byte boundary at or before its first element, so its logical byte b sits at raw byte
   /// b + shift(r), shift(r) = (first + r * step) mod 16; raw bytes past TILE_BYTES go to the
   /// row's spare chunk. first = step = 0 is the plain layout.
@@ -99,7 +101,7 @@ struct shared_tile_transpose {
 
   /// Loads the tile whose top-left element is src[0]; rows `ld` elements apart; only the
   /// valid_rows x valid_cols corner exists. `fast` = interior tile with 16-byte aligned rows.
-  /// Returns the layout it used (shifted rows when E >= 4 and rows are not 16-byte aligned).
+  /// Returns the layout it used (shifted rows unless `fast`).
   __device__ static row_shifts load(unsigned char* tile, const element* src, std::int64_t ld,
                                     int valid_rows, int valid_cols, bool fast) {
     if (fast) {
@@ -118,27 +120,10 @@ struct shared_tile_transpose {
       }
       return {};
     }
-    if constexpr (E >= 4) {
-      return load_shifted(tile, src, ld, valid_rows, valid_cols);
-    } else {
-      for (int idx = threadIdx.x; idx < chunks; idx += THREADS) {
-        const int row = idx / chunks_per_row, chunk = idx % chunks_per_row;
-        if (row >= valid_rows) break;
-        const int col = chunk * (16 / E);
-        const element* p = src + row * ld + col;
-        unsigned char* out = tile + chunk_offset(row, chunk);
-        if (col + 16 / E <= valid_cols && (reinterpret_cast<std::uintptr_t>(p) & 15) == 0) {
-          *reinterpret_cast<uint4*>(out) = __ldcg(reinterpret_cast<const uint4*>(p));
-        } else {
-          for (int e = 0; e < 16 / E && col + e < valid_cols; ++e)
-            reinterpret_cast<element*>(out)[e] = p[e];
-        }
-      }
-      return {};
-    }
+    return load_shifted(tile, src, ld, valid_rows, valid_cols);
   }
 
-  /// E >= 4, any row alignment: aligned 16-byte loads for every chunk that lies inside the
+  /// Any row alignment: aligned 16-byte loads for every chunk that lies inside the
   /// valid part of a row, element loads for the partial chunks at its ends.
   __device__ static row_shifts load_shifted(unsigned char* tile, const element* src,
                                             std::int64_t ld, int valid_rows, int valid_cols) {
@@ -212,57 +197,30 @@ struct shared_tile_transpose {
                                           int valid_rows, int valid_cols, bool fast,
                                           row_shifts shifts) {
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-    if constexpr (E >= 4) {
-      if (!fast || shifts.first != 0 || shifts.step != 0)
-        return store_transposed_shifted(tile, dst, ld, valid_rows, valid_cols, shifts);
-    }
-    if (fast) {
-      uint4 v[steps_per_warp][columns_per_word];
+    if (!fast || shifts.first != 0 || shifts.step != 0)
+      return store_transposed_shifted(tile, dst, ld, valid_rows, valid_cols, shifts);
+    uint4 v[steps_per_warp][columns_per_word];
 #pragma unroll
-      for (int s = 0; s < steps_per_warp; ++s) {
-        const int step = warp + s * warps;
-        const int w = (step % step_strips) * lanes_across_words + lane % lanes_across_words;
-        const int row0 = ((step / step_strips) * lanes_across_rows + lane / lanes_across_words) *
-                         rows_per_vector;
-        read_transposed(tile, row0, w, v[s]);
-      }
-#pragma unroll
-      for (int s = 0; s < steps_per_warp; ++s) {
-        const int step = warp + s * warps;
-        const int w = (step % step_strips) * lanes_across_words + lane % lanes_across_words;
-        const int row0 = ((step / step_strips) * lanes_across_rows + lane / lanes_across_words) *
-                         rows_per_vector;
-#pragma unroll
-        for (int j = 0; j < columns_per_word; ++j)
-          __stcg(reinterpret_cast<uint4*>(dst + (w * columns_per_word + j) * ld + row0), v[s][j]);
-      }
-      return;
-    }
-    for (int step = warp; step < steps; step += warps) {
+    for (int s = 0; s < steps_per_warp; ++s) {
+      const int step = warp + s * warps;
       const int w = (step % step_strips) * lanes_across_words + lane % lanes_across_words;
       const int row0 =
           ((step / step_strips) * lanes_across_rows + lane / lanes_across_words) * rows_per_vector;
-      uint4 v[columns_per_word];
-      read_transposed(tile, row0, w, v);
-      if (row0 >= valid_rows) continue;
+      read_transposed(tile, row0, w, v[s]);
+    }
 #pragma unroll
-      for (int j = 0; j < columns_per_word; ++j) {
-        const int col = w * columns_per_word + j;
-        if (col >= valid_cols) break;
-        element* p = dst + col * ld + row0;
-        if (row0 + rows_per_vector <= valid_rows &&
-            (reinterpret_cast<std::uintptr_t>(p) & 15) == 0) {
-          __stcg(reinterpret_cast<uint4*>(p), v[j]);
-        } else {
-          const element* parts = reinterpret_cast<const element*>(&v[j]);
+    for (int s = 0; s < steps_per_warp; ++s) {
+      const int step = warp + s * warps;
+      const int w = (step % step_strips) * lanes_across_words + lane % lanes_across_words;
+      const int row0 =
+          ((step / step_strips) * lanes_across_rows + lane / lanes_across_words) * rows_per_vector;
 #pragma unroll
-          for (int i = 0; i < rows_per_vector; ++i)
-            if (row0 + i < valid_rows) p[i] = parts[i];
-        }
-      }
+      for (int j = 0; j < columns_per_word; ++j)
+        __stcg(reinterpret_cast<uint4*>(dst + (w * columns_per_word + j) * ld + row0), v[s][j]);
     }
   }
-  /// E >= 4, any alignment of the source layout (shifts) and of the destination rows: each
+
+  /// Any alignment of the source layout (shifts) and of the destination rows: each
   /// destination row (a tile column) is written as aligned 16-byte chunks; the chunk q of a row
   /// whose start is s elements past a 16-byte boundary holds tile rows q*P - s .. q*P - s + P-1.
   /// Chunks partly outside the tile are written element by element. Lanes: 8 columns x 4

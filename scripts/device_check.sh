@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# Runs on the device machine (a GPU host): builds the CUDA backend if needed, runs the GPU tests,
+# compute-sanitizer racecheck and synccheck on the small-shape tests, the benchmarks (xpose bench
+# when the CLI builds, scripts/device_bench.cu always, the PyTorch peer), logs under $OUT, and
+# prints a short table last.
+#   usage: scripts/device_check.sh [build-dir]     (default build-cuda; OUT defaults to ./device-out)
+set -uo pipefail
+cd "$(dirname "$0")/.."
+BUILD=${1:-build-cuda}
+OUT=${OUT:-$PWD/device-out}
+mkdir -p "$OUT"
+summary=()
+note() { summary+=("$1"); echo "== $1"; }
+
+nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.mem --format=csv \
+  >"$OUT/device.txt" 2>&1
+cat "$OUT/device.txt"
+
+# 1. Build, unless the binaries came along (they run from any path).
+if [[ ! -x $BUILD/tests/xpose_gpu_tests || ! -f $BUILD/libxpose.a ]]; then
+  BUILD=build-device
+  cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
+    >"$OUT/build.log" 2>&1 &&
+    cmake --build "$BUILD" -j16 --target xpose_gpu_tests xpose_static xpose_cli >>"$OUT/build.log" 2>&1
+  note "build in $BUILD: rc $?"
+fi
+GPU_TESTS=$BUILD/tests/xpose_gpu_tests
+
+# 2. GPU tests (the binary directly: it does not need the source path).
+timeout 300 "$GPU_TESTS" >"$OUT/gpu_tests.log" 2>&1
+note "gpu tests: rc $? ($(grep -E '^\[  (PASSED|FAILED) ' "$OUT/gpu_tests.log" | tr '\n' ' '))"
+
+# 3. compute-sanitizer on the small-shape tests.
+for tool in racecheck synccheck memcheck; do
+  echo "=== $tool" >>"$OUT/sanitizer.log"
+  timeout 300 compute-sanitizer --tool $tool --error-exitcode 9 "$GPU_TESTS" \
+    --gtest_filter='*SmallSanitizerShapes*' >"$OUT/sanitizer_$tool.tmp" 2>&1
+  rc=$?
+  cat "$OUT/sanitizer_$tool.tmp" >>"$OUT/sanitizer.log"
+  note "compute-sanitizer $tool: rc $rc ($(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' \
+    "$OUT/sanitizer_$tool.tmp" | tail -1))"
+  rm -f "$OUT/sanitizer_$tool.tmp"
+done
+
+# 4. Benchmarks (TUNE=1 first times the candidate tile policies).
+if [[ -n ${TUNE:-} ]]; then
+  nvcc -std=c++17 -O3 -arch=sm_90 -Iinclude -Isrc scripts/device_tune_policies.cu \
+    "$BUILD/libxpose.a" -o "$BUILD/device_tune" >>"$OUT/build.log" 2>&1
+  timeout 200 "$BUILD/device_tune" >"$OUT/device_tune.log" 2>&1
+  note "device_tune: rc $?"
+fi
+nvcc -std=c++17 -O3 -arch=sm_90 -Iinclude scripts/device_bench.cu "$BUILD/libxpose.a" \
+  -Xcompiler -fopenmp -o "$BUILD/device_bench" >>"$OUT/build.log" 2>&1
+timeout 400 "$BUILD/device_bench" ${BENCH_ARGS:-} 2>&1 | tee "$OUT/device_bench.log"
+note "device_bench: rc ${PIPESTATUS[0]}"
+if [[ -x $BUILD/tools/xpose/xpose ]]; then
+  timeout 200 "$BUILD/tools/xpose/xpose" bench --device cuda >"$OUT/xpose_bench.log" 2>&1
+  note "xpose bench --device cuda: rc $?"
+fi
+if [[ -z ${SKIP_TORCH:-} ]]; then
+  PYTHONUNBUFFERED=1 timeout 300 python3 bench/peers/torch_transpose.py >"$OUT/torch.log" 2>&1
+  note "torch peer: rc $?"
+fi
+
+echo
+echo "===== summary ====="
+printf '%s\n' "${summary[@]}"
+grep -E "^(copy|inplace) " "$OUT/device_bench.log" |
+  awk '{printf "%-7s e=%-2s %9s x %-9s %-18s ratio %s %s\n", $1, $2, $3, $5, $6, $12, $13}'
+[[ -f $OUT/device_tune.log ]] && grep "^tune" "$OUT/device_tune.log"
+[[ -f $OUT/torch.log ]] && grep -E "^(fp32|fp16|int8|fp64) " "$OUT/torch.log" |
+  awk '{printf "torch %-4s %9s x %-9s ratio %s\n", $1, $2, $4, $8}'

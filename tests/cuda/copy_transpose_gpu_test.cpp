@@ -1,0 +1,187 @@
+// Out-of-place transposition on the GPU through the public API, every variant, against the
+// host reference on random data, with poisoned destinations (gaps between strided rows and
+// matrices must stay poisoned).
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <memory>
+#include <random>
+#include <vector>
+
+#include "gpu_test_util.hpp"
+#include "xpose/error.hpp"
+#include "xpose/plan.hpp"
+
+namespace xpose::test {
+namespace {
+
+struct copy_case {
+  std::int64_t rows, cols;
+  std::size_t e;
+  std::int64_t lda = 0, ldb = 0;  // 0 = dense
+  std::int64_t batch = 1, src_stride = 0, dst_stride = 0;
+  std::size_t src_offset = 0, dst_offset = 0;  // bytes past a 256-byte aligned allocation
+  storage_order order = storage_order::row_major;
+};
+
+constexpr route gpu_copy_variants[] = {route::copy_tuned, route::copy_naive,
+                                       route::copy_shared_tiles, route::copy_padded_tiles,
+                                       route::copy_multi_element};
+constexpr std::size_t element_sizes[] = {1, 2, 4, 8, 16, 12};
+
+std::int64_t span_elements(std::int64_t batch, std::int64_t stride, std::int64_t lines,
+                           std::int64_t ld, std::int64_t line_length) {
+  return (batch - 1) * stride + (lines - 1) * ld + line_length;
+}
+
+/// Runs one case with buffers large enough for it (allocated here unless given).
+void check_copy(const copy_case& c, route variant, std::uint64_t seed,
+                const device_buffer* src_buffer = nullptr,
+                const device_buffer* dst_buffer = nullptr, void* stream = nullptr) {
+  // Row-major view of the case (a column-major rows x cols matrix is row-major cols x rows).
+  const bool row_major = c.order == storage_order::row_major;
+  const std::int64_t r = row_major ? c.rows : c.cols, k = row_major ? c.cols : c.rows;
+  const std::int64_t lda = c.lda ? c.lda : k, ldb = c.ldb ? c.ldb : r;
+  const std::int64_t src_stride = c.src_stride ? c.src_stride : r * lda;
+  const std::int64_t dst_stride = c.dst_stride ? c.dst_stride : k * ldb;
+  const std::size_t src_bytes = span_elements(c.batch, src_stride, r, lda, k) * c.e;
+  const std::size_t dst_bytes = span_elements(c.batch, dst_stride, k, ldb, r) * c.e;
+
+  std::unique_ptr<device_buffer> own_src, own_dst;
+  if (!src_buffer) {
+    own_src = std::make_unique<device_buffer>(src_bytes + c.src_offset);
+    src_buffer = own_src.get();
+  }
+  if (!dst_buffer) {
+    own_dst = std::make_unique<device_buffer>(dst_bytes + c.dst_offset);
+    dst_buffer = own_dst.get();
+  }
+  const std::vector<unsigned char> host_src = random_bytes(src_bytes, seed);
+  src_buffer->upload(host_src, c.src_offset);
+  dst_buffer->poison();
+
+  matrix_desc desc{c.rows, c.cols, c.e, c.order, c.lda, c.batch, c.src_stride};
+  plan_options options;
+  options.target = device::cuda;
+  options.forced_route = variant;
+  options.stream = stream;
+  const plan p = plan_copy(desc, c.ldb, c.dst_stride, options);
+  p.execute(src_buffer->get() + c.src_offset, dst_buffer->get() + c.dst_offset);
+  ASSERT_EQ(cudaStreamSynchronize(static_cast<cudaStream_t>(stream)), cudaSuccess);
+
+  std::vector<unsigned char> expected(dst_bytes, poison_byte);
+  reference_batched(host_src.data(), expected.data(), c.batch, r, k, c.e, lda, ldb, src_stride,
+                    dst_stride);
+  const std::vector<unsigned char> got = dst_buffer->download(dst_bytes, c.dst_offset);
+  const std::int64_t at = first_difference(got, expected);
+  ASSERT_EQ(at, -1) << to_string(variant) << ": " << c.rows << " x " << c.cols << " x " << c.e
+                    << " bytes, lda " << lda << ", ldb " << ldb << ", batch " << c.batch
+                    << ", offsets " << c.src_offset << "/" << c.dst_offset << ": first wrong byte "
+                    << at;
+}
+
+TEST(GpuCopyTranspose, ExhaustiveShapesUpTo64EveryElementSize) {
+  XPOSE_REQUIRE_GPU();
+  for (std::size_t e : element_sizes) {
+    device_buffer src(64 * 64 * e), dst(64 * 64 * e);
+    for (std::int64_t rows = 1; rows <= 64; ++rows)
+      for (std::int64_t cols = 1; cols <= 64; ++cols)
+        check_copy({rows, cols, e}, route::copy_tuned, rows * 131 + cols, &src, &dst);
+  }
+}
+
+TEST(GpuCopyTranspose, DenseSampleOfSmallShapesEveryVariant) {
+  XPOSE_REQUIRE_GPU();
+  const std::int64_t sides[] = {1, 2, 3, 5, 7, 8, 15, 16, 17, 31, 32, 33, 47, 63, 64, 65};
+  for (route variant : gpu_copy_variants)
+    for (std::size_t e : element_sizes) {
+      device_buffer src(65 * 65 * e), dst(65 * 65 * e);
+      for (std::int64_t rows : sides)
+        for (std::int64_t cols : sides)
+          check_copy({rows, cols, e}, variant, rows * 7 + cols + e, &src, &dst);
+    }
+}
+
+// Few launches, small shapes: the filter compute-sanitizer runs (scripts/device_check.sh).
+TEST(GpuCopyTranspose, SmallSanitizerShapes) {
+  XPOSE_REQUIRE_GPU();
+  for (route variant : gpu_copy_variants)
+    for (std::size_t e : element_sizes) {
+      check_copy({130, 260, e}, variant, 1 + e);
+      check_copy({67, 45, e, 50, 70, 2, 67 * 50 + 3, 45 * 70 + 5, e, 2 * e}, variant, 2 + e);
+    }
+}
+
+TEST(GpuCopyTranspose, LargerOddAndSkinnyShapesEveryVariant) {
+  XPOSE_REQUIRE_GPU();
+  const std::int64_t shapes[][2] = {{1000, 777}, {513, 1025}, {3, 70001}, {70001, 5},
+                                    {2, 40000},  {64, 9999},  {4097, 33}, {1, 5000}};
+  for (route variant : gpu_copy_variants)
+    for (std::size_t e : element_sizes)
+      for (const auto& s : shapes) check_copy({s[0], s[1], e}, variant, s[0] + s[1] + e);
+}
+
+TEST(GpuCopyTranspose, RandomLargeShapes) {
+  XPOSE_REQUIRE_GPU();
+  std::mt19937_64 rng(42);
+  for (int i = 0; i < 12; ++i) {
+    const std::size_t e = element_sizes[i % 6];
+    const std::int64_t rows = 1 + rng() % 3000, cols = 1 + rng() % 3000;
+    check_copy({rows, cols, e}, route::copy_tuned, rng());
+  }
+}
+
+TEST(GpuCopyTranspose, StridedRowsLeaveGapsUntouched) {
+  XPOSE_REQUIRE_GPU();
+  for (route variant : gpu_copy_variants)
+    for (std::size_t e : element_sizes) {
+      check_copy({300, 200, e, 203, 310}, variant, 11 + e);
+      check_copy({256, 512, e, 520, 264}, variant, 12 + e);                 // aligned strides
+      check_copy({129, 131, e, 0, 0, 1, 0, 0, e, 3 * e}, variant, 13 + e);  // unaligned bases
+    }
+}
+
+TEST(GpuCopyTranspose, BatchedWithStrides) {
+  XPOSE_REQUIRE_GPU();
+  for (route variant : gpu_copy_variants)
+    for (std::size_t e : element_sizes) {
+      check_copy({100, 37, e, 0, 0, 5}, variant, 21 + e);
+      check_copy({64, 128, e, 130, 70, 3, 64 * 130 + 16, 128 * 70 + 32}, variant, 22 + e);
+    }
+  check_copy({5, 7, 4, 0, 0, 20000}, route::copy_tuned, 23);
+}
+
+TEST(GpuCopyTranspose, ColumnMajor) {
+  XPOSE_REQUIRE_GPU();
+  for (std::size_t e : element_sizes) {
+    copy_case c{300, 517, e, 310, 0};
+    c.order = storage_order::col_major;
+    check_copy(c, route::copy_tuned, 31 + e);
+  }
+}
+
+TEST(GpuCopyTranspose, OtherElementSizesAsSuperElements) {
+  XPOSE_REQUIRE_GPU();
+  for (std::size_t e : {3, 5, 6, 10, 20, 24, 40, 48, 80, 100, 1024})
+    check_copy({37, 45, e, 0, 0, 2}, route::automatic, 41 + e);
+}
+
+TEST(GpuCopyTranspose, RunsOnTheCallersStream) {
+  XPOSE_REQUIRE_GPU();
+  cudaStream_t stream = nullptr;
+  ASSERT_EQ(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), cudaSuccess);
+  check_copy({1000, 3000, 4}, route::copy_tuned, 51, nullptr, nullptr, stream);
+  check_copy({999, 3001, 2}, route::copy_multi_element, 52, nullptr, nullptr, stream);
+  cudaStreamDestroy(stream);
+}
+
+TEST(GpuCopyTranspose, RejectsCpuOnlyVariant) {
+  XPOSE_REQUIRE_GPU();
+  plan_options options;
+  options.target = device::cuda;
+  options.forced_route = route::copy_blocked;
+  EXPECT_THROW(plan_copy({10, 20, 4}, 0, 0, options), error);
+}
+
+}  // namespace
+}  // namespace xpose::test
