@@ -1,6 +1,8 @@
 // Plans: plan once, execute many times (the FFTW/cuFFT split). A plan is data — the list of
 // elementary stages with their tile sizes, workspace bytes and predicted passes over memory —
-// and owns its workspace, so execute() never allocates.
+// and owns its workspace, so execute() never allocates. Plans (and their copies) share that
+// workspace, so concurrent execute() calls on one plan run one after another; make one plan per
+// thread to transpose several matrices at once.
 #pragma once
 
 #include <cstddef>

@@ -20,11 +20,15 @@ typedef enum xpose_status {
   XPOSE_INTERNAL_ERROR = 5
 } xpose_status;
 
-typedef enum xpose_device { XPOSE_DEVICE_CPU = 0, XPOSE_DEVICE_CUDA = 1 } xpose_device;
+typedef enum xpose_device {
+  XPOSE_DEVICE_CPU = 0,
+  XPOSE_DEVICE_CUDA = 1,
+  XPOSE_DEVICE_FORCE_INT = 0x7fffffff /* keeps any int a valid value, so bad ones are caught */
+} xpose_device;
 
 typedef struct xpose_plan_s* xpose_plan;
 
-/* Message of the last failed call on this thread ("" if none). */
+/* Message of the last call on this thread if it failed ("" if it succeeded). */
 const char* xpose_last_error(void);
 const char* xpose_status_string(xpose_status status);
 
@@ -33,7 +37,8 @@ xpose_status xpose_transpose_inplace(void* data, int64_t rows, int64_t cols, siz
 xpose_status xpose_transpose(const void* src, void* dst, int64_t rows, int64_t cols,
                              size_t elem_size);
 
-/* Plans: batch of `batch` dense row-major matrices; `device` says where the data lives. */
+/* Plans: batch of `batch` dense row-major matrices; `device` says where the data lives.
+ * Concurrent executions of one plan run one after another (they share its workspace). */
 xpose_status xpose_plan_inplace(xpose_plan* plan, int64_t rows, int64_t cols, size_t elem_size,
                                 int64_t batch, xpose_device device);
 xpose_status xpose_plan_copy(xpose_plan* plan, int64_t rows, int64_t cols, size_t elem_size,

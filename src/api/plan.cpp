@@ -22,12 +22,15 @@ namespace {
 
 using detail::plan_data;
 
+constexpr int max_threads = 4096;
+
 void resolve_options(const plan_options& options, plan_data& p) {
   if (options.target != device::cpu && options.target != device::cuda)
     throw error(status::invalid_argument, "options.target must be cpu or cuda, got " +
                                               std::to_string(static_cast<int>(options.target)));
-  if (options.threads < 0)
-    throw error(status::invalid_argument, "options.threads must be 0 (default) or positive, got " +
+  if (options.threads < 0 || options.threads > max_threads)
+    throw error(status::invalid_argument, "options.threads must be 0 (default) or 1.." +
+                                              std::to_string(max_threads) + ", got " +
                                               std::to_string(options.threads));
   if (options.target == device::cuda && !built_with_cuda())
     throw error(status::unsupported,
@@ -141,6 +144,7 @@ void plan::execute(void* data) const {
     throw error(status::invalid_argument,
                 "this plan is out of place: call execute(src, dst), not execute(data)");
   detail::require_pointer(data, "data");
+  const std::lock_guard<std::mutex> serialized(*p.execute_lock);
   if (p.options.target == device::cpu) {
     detail::cpu::execute_inplace(p, data);
     return;
@@ -167,6 +171,7 @@ void plan::execute(const void* src, void* dst) const {
     throw error(status::invalid_argument,
                 "src and dst overlap: out-of-place transposition needs separate buffers "
                 "(use plan_inplace to transpose in place)");
+  const std::lock_guard<std::mutex> serialized(*p.execute_lock);
   if (p.options.target == device::cpu) {
     detail::cpu::execute_copy(p, src, dst);
     return;

@@ -9,10 +9,26 @@ namespace xpose::detail::cpu {
 
 namespace {
 
+bool is_skinny_remainder(stage_kind k) {
+  return k == stage_kind::skinny_remainder_split || k == stage_kind::skinny_remainder_place ||
+         k == stage_kind::skinny_remainder_take || k == stage_kind::skinny_remainder_spread;
+}
+
 /// The phases of the row/column decomposition are every kind not named otherwise.
 bool is_row_column(stage_kind k) {
   return k != stage_kind::tiled_transpose && k != stage_kind::square_swap &&
-         k != stage_kind::copy_transpose;
+         k != stage_kind::copy_transpose && !is_skinny_remainder(k);
+}
+
+/// Workspace bytes kept from one stage to a later one (the skinny_chunks remainder block): they
+/// come first in the workspace, the stages' own scratch after them.
+std::size_t held_bytes(const plan_data& plan) {
+  constexpr std::size_t align = 64;
+  std::size_t bytes = 0;
+  for (const stage& s : plan.stages)
+    if (is_skinny_remainder(s.kind))
+      bytes = std::max(bytes, (skinny_remainder_held_bytes(s) + align - 1) / align * align);
+  return bytes;
 }
 
 }  // namespace
@@ -27,16 +43,19 @@ std::size_t workspace_bytes(const plan_data& plan) {
       need = s.fused_with_next && i + 1 < stages.size()
                  ? tiled_transpose_fused_workspace(s, stages[i + 1], plan.threads)
                  : tiled_transpose_workspace(s, plan.threads);
+    } else if (is_skinny_remainder(s.kind)) {
+      need = skinny_remainder_scratch_bytes(s, plan.threads);
     } else if (is_row_column(s.kind)) {
       need = row_column_workspace(s, plan.threads);
     }
     bytes = std::max(bytes, need);
   }
-  return bytes;
+  return held_bytes(plan) + bytes;
 }
 
 void execute_inplace(const plan_data& plan, void* data) {
-  auto* workspace = static_cast<std::byte*>(plan.workspace.get());
+  auto* held = static_cast<std::byte*>(plan.workspace.get());
+  std::byte* workspace = held + held_bytes(plan);
   const auto& stages = plan.stages;
   const std::size_t matrix_stride =
       static_cast<std::size_t>(plan.batch_stride) * plan.desc.elem_size;
@@ -53,6 +72,8 @@ void execute_inplace(const plan_data& plan, void* data) {
         }
       } else if (s.kind == stage_kind::square_swap) {
         square_swap(matrix, s, plan.threads);
+      } else if (is_skinny_remainder(s.kind)) {
+        skinny_remainder(matrix, s, held, workspace, plan.threads);
       } else if (is_row_column(s.kind)) {
         row_column_phase(matrix, s, workspace, plan.threads);
       } else {

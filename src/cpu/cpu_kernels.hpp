@@ -35,6 +35,16 @@ std::size_t row_column_workspace(const stage& s, int threads);
 /// One phase of the Catanzaro-Keller-Garland decomposition (stage_kind::row_column_*).
 void row_column_phase(std::byte* data, const stage& s, std::byte* workspace, int threads);
 
+/// Bytes of the r x m remainder block that a skinny_remainder_* stage `s` keeps in the workspace
+/// from its first step (split / take) to its second (place / spread).
+std::size_t skinny_remainder_held_bytes(const stage& s);
+/// Scratch bytes the skinny_remainder_* stage `s` needs besides the held block.
+std::size_t skinny_remainder_scratch_bytes(const stage& s, int threads);
+/// One remainder step of the skinny_chunks route (stage_kind::skinny_remainder_*); `held` is the
+/// remainder block (the same bytes for both steps), `scratch` the stage's own scratch.
+void skinny_remainder(std::byte* data, const stage& s, std::byte* held, std::byte* scratch,
+                      int threads);
+
 /// Out of place (stage_kind::copy_transpose), all s.batch matrices.
 void copy_transpose(const std::byte* src, std::byte* dst, const stage& s, int threads);
 

@@ -2,7 +2,8 @@
 // Transposing an R x C row-major matrix in place moves the element at linear index k = i*C + j
 // to j*R + i, which equals k*R mod (R*C - 1) for k < R*C - 1 (the last index stays). The
 // functions here use the div/mod form, exact for every size below 2^63 (no 128-bit products).
-// Backend-free: used by the planner (cycle summaries for describe()) and by the CPU kernels.
+// Backend-free: used by the CPU kernels (cycle following, the reference); the cycle summary
+// serves the tests and analysis of cycle structure.
 #pragma once
 
 #include <cstddef>

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -25,16 +26,25 @@ enum class stage_kind {
   /// Catanzaro-Keller-Garland decomposition of one rows x cols row-major matrix (rows = m,
   /// cols = n, super_bytes = element bytes, tile = width of the column blocks that phases 1
   /// and 3 move together), phases in this order:
-  row_column_pre_rotate,     ///< gcd(m,n) > 1 only: column j rotated down by floor(j / (n/c))
-  row_column_row_shuffle,    ///< each row permuted independently (scatter through a row buffer)
-  row_column_column_shuffle, ///< column j rotated up by j mod m, then whole rows permuted
+  row_column_pre_rotate,      ///< gcd(m,n) > 1 only: column j rotated down by floor(j / (n/c))
+  row_column_row_shuffle,     ///< each row permuted independently (scatter through a row buffer)
+  row_column_column_shuffle,  ///< column j rotated up by j mod m, then whole rows permuted
   /// Out of place: rows x cols (lda) -> cols x rows (ldb), `batch` matrices.
   copy_transpose,
+  /// Remainder steps of the skinny_chunks route (plan/skinny_route.hpp). In all four, rows = the
+  /// short dimension m, cols = the long one n, tile = the chunk width w, super_bytes = element
+  /// bytes; q = n / w, r = n mod w. The r x m remainder block is held in the workspace from the
+  /// first step to the second (cpu::skinny_remainder_held_bytes).
+  skinny_remainder_split,   ///< wide m x n: columns [q*w, n) to workspace transposed, rows closed
+  skinny_remainder_place,   ///< wide: the r x m block from workspace to the last r*m elements
+  skinny_remainder_take,    ///< tall n x m: the last r rows to workspace as they are
+  skinny_remainder_spread,  ///< tall: rows of q*w opened to n, columns [q*w, n) from workspace
 };
 
 enum class tiled_method {
   in_cache,         ///< each instance fits the per-thread scratch: gather transposed, copy back
-  cycle_following,  ///< instances too large for scratch: follow cycles with one bit per super-element
+  cycle_following,  ///< instances too large for scratch: follow cycles with one bit per
+                    ///< super-element
 };
 
 struct stage {
@@ -49,8 +59,8 @@ struct stage {
   std::int64_t tile = 0;             ///< square tile / copy block edge, in elements (0 = default)
   std::int64_t lda = 0, ldb = 0;     ///< copy_transpose / square_swap leading dims (elements)
   std::int64_t src_batch_stride = 0, dst_batch_stride = 0;  ///< in elements
-  std::size_t workspace_bytes = 0;   ///< scratch this stage needs (all threads together)
-  double passes = 1.0;               ///< predicted passes over the matrix for this stage
+  std::size_t workspace_bytes = 0;  ///< scratch this stage needs (all threads together)
+  double passes = 1.0;              ///< predicted passes over the matrix for this stage
   /// tiled_transpose only: run this stage and the next one slab by slab (each instance of the
   /// next stage covers a whole number of this stage's instances), so that a slab is transposed
   /// while it is in cache: the 0010 + 0100 pair of the 3-stage route costs one pass over DRAM.
@@ -58,11 +68,11 @@ struct stage {
 };
 
 struct plan_data {
-  matrix_desc desc;       ///< as given by the caller, normalized to row-major
+  matrix_desc desc;  ///< as given by the caller, normalized to row-major
   bool in_place = true;
   route chosen = route::automatic;
   plan_options options;
-  int threads = 1;        ///< resolved CPU thread count
+  int threads = 1;                  ///< resolved CPU thread count
   std::int64_t rows = 0, cols = 0;  ///< row-major view after normalizing the storage order
   std::int64_t ld = 0, dst_ld = 0, batch_stride = 0, dst_batch_stride = 0;  ///< in elements
   std::vector<stage> stages;  ///< applied, in order, to each matrix of the batch
@@ -70,6 +80,8 @@ struct plan_data {
   double predicted_passes = 0;
   /// Workspace allocated at plan time (host or device memory, per options.target).
   std::shared_ptr<void> workspace;
+  /// Serializes execute() calls on one plan (and its copies): they share the workspace.
+  std::shared_ptr<std::mutex> execute_lock = std::make_shared<std::mutex>();
 };
 
 }  // namespace xpose::detail
