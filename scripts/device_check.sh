@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# Runs on the device machine (a GPU host): builds the CUDA backend if needed, runs the GPU tests,
-# compute-sanitizer racecheck and synccheck on the small-shape tests, the benchmarks (xpose bench
-# when the CLI builds, scripts/device_bench.cu always, the PyTorch peer), logs under $OUT, and
-# prints a short table last.
+# Runs on the device machine (a GPU host) over a build made elsewhere for sm_90 (or builds one):
+# the GPU tests, compute-sanitizer racecheck / synccheck / memcheck on the small-shape tests,
+# `xpose bench --device cuda` (every result verified against the CPU reference, ratios to a D2D
+# copy and to cuBLAS geam in the same run) and the PyTorch peer. Logs go under $OUT; a short
+# table is printed last.
 #   usage: scripts/device_check.sh [build-dir]     (default build-cuda; OUT defaults to ./device-out)
+#   TUNE=1 also times the candidate tile policies (scripts/device_tune_policies.cu).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 BUILD=${1:-build-cuda}
@@ -17,7 +19,7 @@ nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.mem --f
 cat "$OUT/device.txt"
 
 # 1. Build, unless the binaries came along (they run from any path).
-if [[ ! -x $BUILD/tests/xpose_gpu_tests || ! -f $BUILD/libxpose.a ]]; then
+if [[ ! -x $BUILD/tests/xpose_gpu_tests || ! -x $BUILD/tools/xpose/xpose ]]; then
   BUILD=build-device
   cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
     >"$OUT/build.log" 2>&1 &&
@@ -42,21 +44,16 @@ for tool in racecheck synccheck memcheck; do
   rm -f "$OUT/sanitizer_$tool.tmp"
 done
 
-# 4. Benchmarks (TUNE=1 first times the candidate tile policies).
+# 4. Benchmarks.
 if [[ -n ${TUNE:-} ]]; then
   nvcc -std=c++17 -O3 -arch=sm_90 -Iinclude -Isrc scripts/device_tune_policies.cu \
     "$BUILD/libxpose.a" -o "$BUILD/device_tune" >>"$OUT/build.log" 2>&1
   timeout 200 "$BUILD/device_tune" >"$OUT/device_tune.log" 2>&1
   note "device_tune: rc $?"
 fi
-nvcc -std=c++17 -O3 -arch=sm_90 -Iinclude scripts/device_bench.cu "$BUILD/libxpose.a" \
-  -Xcompiler -fopenmp -o "$BUILD/device_bench" >>"$OUT/build.log" 2>&1
-timeout 400 "$BUILD/device_bench" ${BENCH_ARGS:-} 2>&1 | tee "$OUT/device_bench.log"
-note "device_bench: rc ${PIPESTATUS[0]}"
-if [[ -x $BUILD/tools/xpose/xpose ]]; then
-  timeout 200 "$BUILD/tools/xpose/xpose" bench --device cuda >"$OUT/xpose_bench.log" 2>&1
-  note "xpose bench --device cuda: rc $?"
-fi
+timeout 400 "$BUILD/tools/xpose/xpose" bench --device cuda --json-file "$OUT/xpose_bench.json" \
+  >"$OUT/xpose_bench.log" 2>"$OUT/xpose_bench.progress"
+note "xpose bench --device cuda: rc $?"
 if [[ -z ${SKIP_TORCH:-} ]]; then
   PYTHONUNBUFFERED=1 timeout 300 python3 bench/peers/torch_transpose.py >"$OUT/torch.log" 2>&1
   note "torch peer: rc $?"
@@ -65,8 +62,6 @@ fi
 echo
 echo "===== summary ====="
 printf '%s\n' "${summary[@]}"
-grep -E "^(copy|inplace) " "$OUT/device_bench.log" |
-  awk '{printf "%-7s e=%-2s %9s x %-9s %-18s ratio %s %s\n", $1, $2, $3, $5, $6, $12, $13}'
+cat "$OUT/xpose_bench.log"
 [[ -f $OUT/device_tune.log ]] && grep "^tune" "$OUT/device_tune.log"
-[[ -f $OUT/torch.log ]] && grep -E "^(fp32|fp16|int8|fp64) " "$OUT/torch.log" |
-  awk '{printf "torch %-4s %9s x %-9s ratio %s\n", $1, $2, $4, $8}'
+[[ -f $OUT/torch.log ]] && tail -n 25 "$OUT/torch.log"

@@ -1,4 +1,5 @@
-// Helpers shared by the tests: random bytes, a naive reference transpose, poison.
+// Helpers shared by the tests: random bytes and a naive reference transpose.
+// Byte is the vector's element type: unsigned char (the default) or std::byte.
 #pragma once
 
 #include <cstddef>
@@ -9,9 +10,10 @@
 
 namespace xpose::test {
 
-inline std::vector<unsigned char> random_bytes(std::size_t n, std::uint64_t seed) {
-  std::vector<unsigned char> v(n);
-  std::mt19937_64 rng(seed);
+/// n random bytes, 8 from each draw of `rng` (which advances).
+template <class Byte = unsigned char>
+std::vector<Byte> random_bytes(std::size_t n, std::mt19937_64& rng) {
+  std::vector<Byte> v(n);
   for (std::size_t i = 0; i < n; i += 8) {
     const std::uint64_t r = rng();
     std::memcpy(v.data() + i, &r, n - i < 8 ? n - i : 8);
@@ -19,19 +21,29 @@ inline std::vector<unsigned char> random_bytes(std::size_t n, std::uint64_t seed
   return v;
 }
 
-/// dst (cols x rows, leading dimension ldb) = transpose of src (rows x cols, lda), row-major.
-inline void reference_transpose(const unsigned char* src, unsigned char* dst, std::int64_t rows,
-                                std::int64_t cols, std::size_t e, std::int64_t lda,
-                                std::int64_t ldb) {
-  for (std::int64_t i = 0; i < rows; ++i)
-    for (std::int64_t j = 0; j < cols; ++j)
-      std::memcpy(dst + (j * ldb + i) * e, src + (i * lda + j) * e, e);
+/// n random bytes, reproducibly from `seed`.
+template <class Byte = unsigned char>
+std::vector<Byte> random_bytes(std::size_t n, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  return random_bytes<Byte>(n, rng);
 }
 
-inline std::vector<unsigned char> reference_transpose(const std::vector<unsigned char>& src,
-                                                      std::int64_t rows, std::int64_t cols,
-                                                      std::size_t e) {
-  std::vector<unsigned char> dst(src.size());
+/// dst (cols x rows, leading dimension ldb) = transpose of src (rows x cols, lda), row-major,
+/// e-byte elements; bytes of dst outside the transpose are left as they are.
+inline void reference_transpose(const void* src, void* dst, std::int64_t rows, std::int64_t cols,
+                                std::size_t e, std::int64_t lda, std::int64_t ldb) {
+  const auto* in = static_cast<const unsigned char*>(src);
+  auto* out = static_cast<unsigned char*>(dst);
+  for (std::int64_t i = 0; i < rows; ++i)
+    for (std::int64_t j = 0; j < cols; ++j)
+      std::memcpy(out + (j * ldb + i) * e, in + (i * lda + j) * e, e);
+}
+
+/// The transpose (cols x rows) of the dense rows x cols matrix src.
+template <class Byte>
+std::vector<Byte> reference_transpose(const std::vector<Byte>& src, std::int64_t rows,
+                                      std::int64_t cols, std::size_t e) {
+  std::vector<Byte> dst(src.size());
   reference_transpose(src.data(), dst.data(), rows, cols, e, cols, rows);
   return dst;
 }

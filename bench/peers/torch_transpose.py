@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """PyTorch peer for the xpose GPU benchmark: x.t().contiguous() for fp32, fp16, int8, fp64 on
-the shapes of scripts/device_bench.cu, each as a ratio to a device-to-device copy of the same
+256 MiB squares per element size and the odd, rectangular and skinny shapes below, each as a ratio to a device-to-device copy of the same
 bytes (torch.empty_like(x).copy_(x)) measured in the same run. CUDA events, median of 7 timed
 runs after a warm-up; every result is checked against x.t() once."""
 import statistics
@@ -9,8 +9,8 @@ import sys
 import torch
 
 DTYPES = {"fp32": torch.float32, "fp16": torch.float16, "int8": torch.int8, "fp64": torch.float64}
-# The shapes of scripts/device_bench.cu: 256 MiB square per element size, aligned but not
-# multiples of 32, odd, a wide and a tall rectangle, skinny shapes.
+# 256 MiB square per element size, aligned but not multiples of 32, odd, a wide and a tall
+# rectangle, skinny shapes.
 SIDES = {1: 16384, 2: 11584, 4: 8192, 8: 5792}
 
 

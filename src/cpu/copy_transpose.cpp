@@ -14,6 +14,7 @@
 #include <cstring>
 
 #include "cpu/cpu_kernels.hpp"
+#include "cpu/element_size_dispatch.hpp"
 #include "cpu/register_block.hpp"
 
 namespace xpose::detail::cpu {
@@ -197,26 +198,12 @@ void copy_transpose(const std::byte* src, std::byte* dst, const stage& s, int th
                         s.dst_batch_stride * e};
   if (s.batch <= 0 || s.rows <= 0 || s.cols <= 0) return;
   threads = std::max(threads, 1);
-  switch (s.super_bytes) {
-    case 1:
-      copy_transpose_fixed<1>(g, s, threads);
-      break;
-    case 2:
-      copy_transpose_fixed<2>(g, s, threads);
-      break;
-    case 4:
-      copy_transpose_fixed<4>(g, s, threads);
-      break;
-    case 8:
-      copy_transpose_fixed<8>(g, s, threads);
-      break;
-    case 16:
-      copy_transpose_fixed<16>(g, s, threads);
-      break;
-    default:
+  dispatch_element_size(s.super_bytes, [&](auto size) {
+    if constexpr (decltype(size)::value != 0)
+      copy_transpose_fixed<decltype(size)::value>(g, s, threads);
+    else
       copy_transpose_any_size(g, s, threads);
-      break;
-  }
+  });
 }
 
 }  // namespace xpose::detail::cpu

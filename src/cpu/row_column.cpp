@@ -17,6 +17,7 @@
 #include <cstring>
 
 #include "cpu/cpu_kernels.hpp"
+#include "cpu/element_size_dispatch.hpp"
 #include "plan/permutation.hpp"
 #include "plan/row_column.hpp"
 #include "xpose/error.hpp"
@@ -160,8 +161,24 @@ void permute_column_block(std::byte* data, std::int64_t m, std::int64_t n, std::
   }
 }
 
-std::int64_t block_count(const stage& s) {
-  return (s.cols + s.tile - 1) / s.tile;
+/// Calls move_block(j0, block_width, scratch) for every block of s.tile columns of the
+/// s.rows x s.cols matrix; OpenMP threads take whole blocks, each with its own scratch.
+template <class BlockMover>
+void for_each_column_block(const stage& s, std::byte* workspace, int threads,
+                           BlockMover move_block) {
+  const std::int64_t m = s.rows, n = s.cols, width = s.tile;
+  const std::int64_t blocks = (n + width - 1) / width;
+  const std::size_t scratch_bytes = block_scratch::bytes(m, width, s.super_bytes);
+#pragma omp parallel num_threads(threads)
+  {
+    const block_scratch scratch(workspace + omp_get_thread_num() * scratch_bytes, m, width,
+                                s.super_bytes);
+#pragma omp for schedule(static)
+    for (std::int64_t block = 0; block < blocks; ++block) {
+      const std::int64_t j0 = block * width;
+      move_block(j0, std::min(width, n - j0), scratch);
+    }
+  }
 }
 
 /// Phase 1: column j rotated down by q(j) = floor(j / b). In a block whose last column has
@@ -169,25 +186,18 @@ std::int64_t block_count(const stage& s) {
 template <std::size_t E>
 void pre_rotate(std::byte* data, const stage& s, std::byte* workspace, int threads) {
   const row_column_math math(s.rows, s.cols);
-  const std::int64_t m = math.m(), n = math.n(), b = math.b(), width = s.tile;
-  const std::size_t scratch_bytes = block_scratch::bytes(m, width, s.super_bytes);
-#pragma omp parallel num_threads(threads)
-  {
-    const block_scratch scratch(workspace + omp_get_thread_num() * scratch_bytes, m, width,
-                                s.super_bytes);
-#pragma omp for schedule(static)
-    for (std::int64_t block = 0; block < block_count(s); ++block) {
-      const std::int64_t j0 = block * width;
-      const std::int64_t block_width = std::min(width, n - j0);
-      const std::int64_t q_first = j0 / b;
-      const std::int64_t q_last = (j0 + block_width - 1) / b;
-      const std::int64_t k0 = (m - q_last) % m;
-      permute_column_block<E>(
-          data, m, n, s.super_bytes, j0, block_width,
-          [&](std::int64_t k) { return q_last - (j0 + k) / b; }, q_last - q_first,
-          [&](std::int64_t x) { return x + k0 < m ? x + k0 : x + k0 - m; }, scratch);
-    }
-  }
+  const std::int64_t m = math.m(), n = math.n(), b = math.b();
+  for_each_column_block(
+      s, workspace, threads,
+      [&](std::int64_t j0, std::int64_t block_width, const block_scratch& scratch) {
+        const std::int64_t q_first = j0 / b;
+        const std::int64_t q_last = (j0 + block_width - 1) / b;
+        const std::int64_t k0 = (m - q_last) % m;
+        permute_column_block<E>(
+            data, m, n, s.super_bytes, j0, block_width,
+            [&](std::int64_t k) { return q_last - (j0 + k) / b; }, q_last - q_first,
+            [&](std::int64_t x) { return x + k0 < m ? x + k0 : x + k0 - m; }, scratch);
+      });
 }
 
 /// Phase 3: new[r][s] = cur[(g(r) + s) mod m][s]. In a block starting at column j0 the column
@@ -195,27 +205,20 @@ void pre_rotate(std::byte* data, const stage& s, std::byte* workspace, int threa
 template <std::size_t E>
 void shuffle_columns(std::byte* data, const stage& s, std::byte* workspace, int threads) {
   const row_column_math math(s.rows, s.cols);
-  const std::int64_t m = math.m(), n = math.n(), width = s.tile;
-  const std::size_t scratch_bytes = block_scratch::bytes(m, width, s.super_bytes);
-#pragma omp parallel num_threads(threads)
-  {
-    const block_scratch scratch(workspace + omp_get_thread_num() * scratch_bytes, m, width,
-                                s.super_bytes);
-#pragma omp for schedule(static)
-    for (std::int64_t block = 0; block < block_count(s); ++block) {
-      const std::int64_t j0 = block * width;
-      const std::int64_t block_width = std::min(width, n - j0);
-      const std::int64_t k0 = math.column_rotation(j0);
-      permute_column_block<E>(
-          data, m, n, s.super_bytes, j0, block_width, [&](std::int64_t k) { return k % m; },
-          std::min(block_width, m) - 1,
-          [&](std::int64_t r) {
-            const std::int64_t from = math.row_permutation_source(r) + k0;
-            return from < m ? from : from - m;
-          },
-          scratch);
-    }
-  }
+  const std::int64_t m = math.m(), n = math.n();
+  for_each_column_block(
+      s, workspace, threads,
+      [&](std::int64_t j0, std::int64_t block_width, const block_scratch& scratch) {
+        const std::int64_t k0 = math.column_rotation(j0);
+        permute_column_block<E>(
+            data, m, n, s.super_bytes, j0, block_width, [&](std::int64_t k) { return k % m; },
+            std::min(block_width, m) - 1,
+            [&](std::int64_t r) {
+              const std::int64_t from = math.row_permutation_source(r) + k0;
+              return from < m ? from : from - m;
+            },
+            scratch);
+      });
 }
 
 /// The row shuffle runs over q outside and k inside (destinations from a table of k*m mod n,
@@ -337,20 +340,9 @@ std::size_t row_column_workspace(const stage& s, int threads) {
 }
 
 void row_column_phase(std::byte* data, const stage& s, std::byte* workspace, int threads) {
-  switch (s.super_bytes) {
-    case 1:
-      return run_phase<1>(data, s, workspace, threads);
-    case 2:
-      return run_phase<2>(data, s, workspace, threads);
-    case 4:
-      return run_phase<4>(data, s, workspace, threads);
-    case 8:
-      return run_phase<8>(data, s, workspace, threads);
-    case 16:
-      return run_phase<16>(data, s, workspace, threads);
-    default:
-      return run_phase<0>(data, s, workspace, threads);
-  }
+  dispatch_element_size(s.super_bytes, [&](auto size) {
+    run_phase<decltype(size)::value>(data, s, workspace, threads);
+  });
 }
 
 }  // namespace xpose::detail::cpu

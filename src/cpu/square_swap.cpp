@@ -15,14 +15,16 @@
 // transposed into L1 buffers through K x K register blocks, then written back as whole lines;
 // the tile swap prefetches the next blocks of both tiles in software. Edges that are not whole
 // line blocks take register blocks, then single elements.
-// Assumes: n x n matrix, rows s.lda >= n elements apart (the gap is never touched); any element
-// size (sizes without a register block are swapped element by element); 64-bit index math.
+// Assumes: one n x n matrix (the executor loops over a batch), rows s.lda >= n elements apart
+// (the gap is never touched); any element size (sizes without a register block are swapped
+// element by element); 64-bit index math.
 #include <omp.h>
 
 #include <algorithm>
 #include <cstring>
 
 #include "cpu/cpu_kernels.hpp"
+#include "cpu/element_size_dispatch.hpp"
 #include "cpu/register_block.hpp"
 #include "xpose/error.hpp"
 
@@ -313,7 +315,7 @@ void square_recursive(const Elements& el, std::byte* data, std::int64_t n, std::
 }
 
 template <class Elements>
-void square_swap_one(const Elements& el, std::byte* data, const stage& s, int threads) {
+void square_swap_variant(const Elements& el, std::byte* data, const stage& s, int threads) {
   constexpr std::int64_t k = Elements::block;
   const std::int64_t e = el.bytes(), n = s.rows, row_bytes = s.lda * e;
   switch (s.variant) {
@@ -339,45 +341,23 @@ void square_swap_one(const Elements& el, std::byte* data, const stage& s, int th
   }
 }
 
-template <class Elements>
-void square_swap_batch(const Elements& el, std::byte* data, const stage& s, int threads) {
-  const std::int64_t matrix_bytes = s.src_batch_stride * el.bytes();
-  for (std::int64_t b = 0; b < std::max<std::int64_t>(s.batch, 1); ++b)
-    square_swap_one(el, data + b * matrix_bytes, s, threads);
-}
-
 }  // namespace
 
 void square_swap(std::byte* data, const stage& s, int threads) {
   if (s.rows != s.cols)
     throw error(status::internal_error, "square_swap: rows (" + std::to_string(s.rows) +
                                             ") != cols (" + std::to_string(s.cols) + ")");
-  if (s.batch > 1 && s.src_batch_stride < s.lda * s.rows)
-    throw error(status::internal_error, "square_swap: batch of " + std::to_string(s.batch) +
-                                            " with src_batch_stride " +
-                                            std::to_string(s.src_batch_stride) + " would overlap");
+  if (s.batch > 1)
+    throw error(status::internal_error, "square_swap: batch (" + std::to_string(s.batch) +
+                                            ") > 1; the executor loops over the batch");
   threads = std::max(threads, 1);
-  switch (s.super_bytes) {
-    case 1:
-      square_swap_batch(fixed_size_elements<1>{}, data, s, threads);
-      break;
-    case 2:
-      square_swap_batch(fixed_size_elements<2>{}, data, s, threads);
-      break;
-    case 4:
-      square_swap_batch(fixed_size_elements<4>{}, data, s, threads);
-      break;
-    case 8:
-      square_swap_batch(fixed_size_elements<8>{}, data, s, threads);
-      break;
-    case 16:
-      square_swap_batch(fixed_size_elements<16>{}, data, s, threads);
-      break;
-    default:
-      square_swap_batch(any_size_elements{static_cast<std::int64_t>(s.super_bytes)}, data, s,
-                        threads);
-      break;
-  }
+  dispatch_element_size(s.super_bytes, [&](auto size) {
+    if constexpr (decltype(size)::value != 0)
+      square_swap_variant(fixed_size_elements<decltype(size)::value>{}, data, s, threads);
+    else
+      square_swap_variant(any_size_elements{static_cast<std::int64_t>(s.super_bytes)}, data, s,
+                          threads);
+  });
 }
 
 }  // namespace xpose::detail::cpu

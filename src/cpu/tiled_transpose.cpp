@@ -24,6 +24,7 @@
 #include <thread>
 
 #include "cpu/cpu_kernels.hpp"
+#include "cpu/element_size_dispatch.hpp"
 #include "plan/permutation.hpp"
 
 namespace xpose::detail::cpu {
@@ -56,22 +57,15 @@ struct runtime_mover {
   void copy(std::byte* dst, const std::byte* src) const { std::memcpy(dst, src, size); }
 };
 
+/// Calls body with the mover for `bytes`: a fixed_mover for 1, 2, 4, 8, 16, else a runtime_mover.
 template <class Body>
 void with_mover(std::size_t bytes, Body&& body) {
-  switch (bytes) {
-    case 1:
-      return body(fixed_mover<1>{});
-    case 2:
-      return body(fixed_mover<2>{});
-    case 4:
-      return body(fixed_mover<4>{});
-    case 8:
-      return body(fixed_mover<8>{});
-    case 16:
-      return body(fixed_mover<16>{});
-    default:
-      return body(runtime_mover{bytes});
-  }
+  dispatch_element_size(bytes, [&](auto size) {
+    if constexpr (decltype(size)::value != 0)
+      body(fixed_mover<decltype(size)::value>{});
+    else
+      body(runtime_mover{bytes});
+  });
 }
 
 void prefetch_element(const std::byte* p, std::size_t bytes) {

@@ -20,8 +20,9 @@ enum class stage_kind {
   /// transposition of the paper is one of these: 100 = (1, A, B, C·e), 010 = (A, B, C, e),
   /// 1000 = (1, A, B, C·D·e), 0100 = (A, B, C, D·e), 0010 = (A·B, C, D, e).
   tiled_transpose,
-  /// Square in place: `batch` n x n matrices (rows == cols == n) of super_bytes-byte elements,
-  /// rows `ld` elements apart; `variant` picks the algorithm (square_* routes), `tile` its block.
+  /// Square in place: an n x n matrix (rows == cols == n) of super_bytes-byte elements, rows
+  /// `lda` elements apart (the CPU executor loops over the plan's batch, the GPU launch covers
+  /// it); `variant` picks the algorithm (square_* routes), `tile` its block.
   square_swap,
   /// Catanzaro-Keller-Garland decomposition of one rows x cols row-major matrix (rows = m,
   /// cols = n, super_bytes = element bytes, tile = width of the column blocks that phases 1

@@ -9,9 +9,13 @@
 #include <vector>
 
 #include "cpu/cpu_kernels.hpp"
+#include "test_util.hpp"
 
 namespace xpose::detail::cpu {
 namespace {
+
+using xpose::test::random_bytes;
+using xpose::test::reference_transpose;
 
 struct copy_case {
   std::int64_t rows, cols;
@@ -22,18 +26,6 @@ struct copy_case {
   std::int64_t tile = 0;
   std::size_t dst_offset_bytes = 0;  // misaligns the destination
 };
-
-std::vector<std::byte> random_bytes(std::size_t n, std::uint64_t seed) {
-  std::vector<std::byte> v(n);
-  std::mt19937_64 gen(seed);
-  std::size_t i = 0;
-  for (; i + 8 <= n; i += 8) {
-    const std::uint64_t x = gen();
-    std::memcpy(v.data() + i, &x, 8);
-  }
-  for (; i < n; ++i) v[i] = static_cast<std::byte>(gen());
-  return v;
-}
 
 /// Runs copy_transpose on case c and returns whether dst equals the reference, whole buffer.
 void check_copy(copy_case c, int threads = 2) {
@@ -48,15 +40,14 @@ void check_copy(copy_case c, int threads = 2) {
   const std::size_t dst_bytes =
       static_cast<std::size_t>((c.batch - 1) * c.dst_stride + (c.cols - 1) * c.ldb + c.rows) *
       c.elem;
-  const std::vector<std::byte> src = random_bytes(src_bytes, 1 + c.rows * 131 + c.cols);
-  std::vector<std::byte> dst_buffer = random_bytes(dst_bytes + c.dst_offset_bytes, 7 + c.cols);
+  const std::vector<std::byte> src = random_bytes<std::byte>(src_bytes, 1 + c.rows * 131 + c.cols);
+  std::vector<std::byte> dst_buffer =
+      random_bytes<std::byte>(dst_bytes + c.dst_offset_bytes, 7 + c.cols);
   std::vector<std::byte> expected = dst_buffer;
   std::byte* const want = expected.data() + c.dst_offset_bytes;
   for (std::int64_t b = 0; b < c.batch; ++b)
-    for (std::int64_t r = 0; r < c.rows; ++r)
-      for (std::int64_t col = 0; col < c.cols; ++col)
-        std::memcpy(want + (b * c.dst_stride + col * c.ldb + r) * e,
-                    src.data() + (b * c.src_stride + r * c.lda + col) * e, c.elem);
+    reference_transpose(src.data() + b * c.src_stride * e, want + b * c.dst_stride * e, c.rows,
+                        c.cols, c.elem, c.lda, c.ldb);
 
   stage s;
   s.kind = stage_kind::copy_transpose;

@@ -9,18 +9,15 @@
 #include <vector>
 
 #include "cpu/cpu_kernels.hpp"
+#include "test_util.hpp"
 
 namespace xpose::detail {
 namespace {
 
+using xpose::test::random_bytes;
+
 constexpr std::size_t guard_bytes = 256;
 constexpr std::byte guard_value{0xa5};
-
-std::vector<std::byte> random_bytes(std::size_t n, std::mt19937_64& rng) {
-  std::vector<std::byte> v(n);
-  for (auto& b : v) b = static_cast<std::byte>(rng() & 0xff);
-  return v;
-}
 
 /// Naive reference: out[perm-ordered index] = in[index] for an array of `dims` (row-major) of
 /// e-byte elements; axis a of the output is axis order[a] of the input.
@@ -49,7 +46,7 @@ std::vector<std::byte> permute_axes(const std::vector<std::byte>& in,
 /// Runs the stage with exactly the workspace it asks for, poisoned, with a guard behind it.
 void run_stage(std::vector<std::byte>& data, const stage& s, int threads, std::mt19937_64& rng) {
   const std::size_t bytes = cpu::tiled_transpose_workspace(s, threads);
-  std::vector<std::byte> workspace = random_bytes(bytes, rng);
+  std::vector<std::byte> workspace = random_bytes<std::byte>(bytes, rng);
   workspace.resize(bytes + guard_bytes, guard_value);
   cpu::tiled_transpose(data.data(), s, workspace.data(), threads);
   for (std::size_t i = bytes; i < workspace.size(); ++i)
@@ -81,7 +78,7 @@ TEST(Elementary, Transposition100And010) {
       for (tiled_method method : both_methods)
         for (int threads : thread_counts) {
           const auto [A, B, C] = dims;
-          const std::vector<std::byte> in = random_bytes(A * B * C * e, rng);
+          const std::vector<std::byte> in = random_bytes<std::byte>(A * B * C * e, rng);
           std::vector<std::byte> data = in;
           run_stage(data, tiled_stage("100", 1, A, B, C * e, method), threads, rng);
           ASSERT_EQ(data, permute_axes<3>(in, dims, {1, 0, 2}, e))
@@ -102,7 +99,7 @@ TEST(Elementary, Transpositions1000And0100And0010) {
       for (tiled_method method : both_methods)
         for (int threads : thread_counts) {
           const auto [A, B, C, D] = dims;
-          const std::vector<std::byte> in = random_bytes(A * B * C * D * e, rng);
+          const std::vector<std::byte> in = random_bytes<std::byte>(A * B * C * D * e, rng);
           std::vector<std::byte> data = in;
           run_stage(data, tiled_stage("1000", 1, A, B, C * D * e, method), threads, rng);
           ASSERT_EQ(data, permute_axes<4>(in, dims, {1, 0, 2, 3}, e)) << "1000 e=" << e;
@@ -127,7 +124,7 @@ TEST(Elementary, SharedInstanceChunksAndSlices) {
                           {37, 41, 1024, 4}, {33, 35, 600, 12}, {50, 48, 2048, 2}};
   for (const shape& sh : shapes)
     for (int threads : {2, 3, 4}) {
-      const std::vector<std::byte> in = random_bytes(sh.A * sh.B * sh.C * sh.e, rng);
+      const std::vector<std::byte> in = random_bytes<std::byte>(sh.A * sh.B * sh.C * sh.e, rng);
       std::vector<std::byte> data = in;
       run_stage(data, tiled_stage("100", 1, sh.A, sh.B, sh.C * sh.e, tiled_method::cycle_following),
                 threads, rng);
@@ -140,7 +137,7 @@ TEST(Elementary, BatchOfTwoSharedInstances) {
   std::mt19937_64 rng(4);
   const std::int64_t A = 2, B = 89, C = 47;
   const std::size_t e = 8;
-  const std::vector<std::byte> in = random_bytes(A * B * C * e, rng);
+  const std::vector<std::byte> in = random_bytes<std::byte>(A * B * C * e, rng);
   std::vector<std::byte> data = in;
   run_stage(data, tiled_stage("010", A, B, C, e, tiled_method::cycle_following), 4, rng);
   ASSERT_EQ(data, permute_axes<3>(in, {A, B, C}, {0, 2, 1}, e));
@@ -160,14 +157,15 @@ TEST(Elementary, FusedPairEqualsStagesInSequence) {
             stage first = tiled_stage("0010", sh.N1 * sh.M1, sh.m, sh.n, e, first_method);
             first.fused_with_next = true;
             const stage second = tiled_stage("0100", sh.N1, sh.M1, sh.n, sh.m * e, second_method);
-            const std::vector<std::byte> in = random_bytes(sh.N1 * sh.M1 * sh.m * sh.n * e, rng);
+            const std::vector<std::byte> in =
+                random_bytes<std::byte>(sh.N1 * sh.M1 * sh.m * sh.n * e, rng);
             std::vector<std::byte> expected = in;
             run_stage(expected, first, 1, rng);
             run_stage(expected, second, 1, rng);
             ASSERT_EQ(expected, permute_axes<4>(in, {sh.N1, sh.M1, sh.m, sh.n}, {0, 3, 1, 2}, e));
             std::vector<std::byte> data = in;
             const std::size_t bytes = cpu::tiled_transpose_fused_workspace(first, second, threads);
-            std::vector<std::byte> workspace = random_bytes(bytes, rng);
+            std::vector<std::byte> workspace = random_bytes<std::byte>(bytes, rng);
             workspace.resize(bytes + guard_bytes, guard_value);
             cpu::tiled_transpose_fused(data.data(), first, second, workspace.data(), threads);
             for (std::size_t i = bytes; i < workspace.size(); ++i)

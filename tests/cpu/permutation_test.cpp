@@ -9,6 +9,7 @@
 
 #include "cpu/cpu_kernels.hpp"
 #include "plan/permutation.hpp"
+#include "test_util.hpp"
 
 namespace xpose::detail {
 namespace {
@@ -94,19 +95,13 @@ TEST(Permutation, SummaryCountsEveryElementOnce) {
     }
 }
 
-std::vector<std::byte> random_bytes(std::size_t n, std::mt19937_64& rng) {
-  std::vector<std::byte> v(n);
-  for (auto& b : v) b = static_cast<std::byte>(rng() & 0xff);
-  return v;
-}
+using xpose::test::random_bytes;
+using xpose::test::reference_transpose;
 
 void check_reference(std::int64_t rows, std::int64_t cols, std::size_t e, std::mt19937_64& rng) {
   const std::size_t n = static_cast<std::size_t>(rows * cols);
-  std::vector<std::byte> data = random_bytes(n * e, rng);
-  std::vector<std::byte> expected(n * e);
-  for (std::int64_t i = 0; i < rows; ++i)
-    for (std::int64_t j = 0; j < cols; ++j)
-      std::memcpy(&expected[(j * rows + i) * e], &data[(i * cols + j) * e], e);
+  std::vector<std::byte> data = random_bytes<std::byte>(n * e, rng);
+  const std::vector<std::byte> expected = reference_transpose(data, rows, cols, e);
   // Flags poisoned: the callee zeroes them.
   std::vector<std::byte> flags(flag_bytes(rows * cols), std::byte{0xff});
   cpu::cycle_following_reference(data.data(), rows, cols, e, flags.data());

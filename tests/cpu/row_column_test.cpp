@@ -12,33 +12,22 @@
 
 #include "cpu/cpu_kernels.hpp"
 #include "plan/row_column.hpp"
+#include "test_util.hpp"
 
 namespace xpose::detail {
 namespace {
 
 using bytes = std::vector<std::byte>;
 
-bytes random_bytes(std::size_t count, std::uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  bytes out(count);
-  for (auto& b : out) b = static_cast<std::byte>(rng());
-  return out;
-}
-
-bytes naive_transpose(const bytes& in, std::int64_t m, std::int64_t n, std::size_t e) {
-  bytes out(in.size());
-  for (std::int64_t i = 0; i < m; ++i)
-    for (std::int64_t j = 0; j < n; ++j)
-      std::memcpy(&out[(j * m + i) * e], &in[(i * n + j) * e], e);
-  return out;
-}
+using xpose::test::random_bytes;
+using xpose::test::reference_transpose;
 
 /// Runs one phase with a poisoned workspace, and checks the phase writes nothing past its
 /// workspace or past the matrix.
 void run_phase(bytes& matrix, const stage& s, int threads) {
   constexpr std::size_t guard = 256;
   const std::size_t work = cpu::row_column_workspace(s, threads);
-  bytes workspace = random_bytes(work + guard, 99);
+  bytes workspace = random_bytes<std::byte>(work + guard, 99);
   const bytes workspace_guard(workspace.end() - guard, workspace.end());
   matrix.resize(matrix.size() + guard, std::byte{0x5a});
   cpu::row_column_phase(matrix.data(), s, workspace.data(), threads);
@@ -61,9 +50,10 @@ bytes transpose_by_phases(bytes matrix, std::int64_t m, std::int64_t n, std::siz
 
 void expect_transposes(std::int64_t m, std::int64_t n, std::size_t e, int threads,
                        std::int64_t tile = 0) {
-  const bytes in = random_bytes(static_cast<std::size_t>(m * n) * e, m * 1000003 + n * 7 + e);
+  const bytes in =
+      random_bytes<std::byte>(static_cast<std::size_t>(m * n) * e, m * 1000003 + n * 7 + e);
   const bytes out = transpose_by_phases(in, m, n, e, threads, tile);
-  ASSERT_TRUE(out == naive_transpose(in, m, n, e))
+  ASSERT_TRUE(out == reference_transpose(in, m, n, e))
       << m << " x " << n << ", " << e << "-byte elements, tile " << tile;
 }
 
@@ -164,7 +154,7 @@ TEST(RowColumnPhases, EachPhaseMatchesItsFormula) {
        {std::pair<std::int64_t, std::int64_t>{12, 18}, {37, 91}, {64, 48}, {5, 200}, {300, 7}}) {
     const row_column_math math(m, n);
     for (std::int64_t tile : {1, 3, 16, 1000}) {
-      bytes cur = random_bytes(m * n * e, m + n + tile);
+      bytes cur = random_bytes<std::byte>(m * n * e, m + n + tile);
       for (stage s : row_column_stages(m, n, e)) {
         s.tile = std::min(tile, n);
         bytes expected(cur.size());

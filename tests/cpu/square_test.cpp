@@ -9,25 +9,18 @@
 #include <vector>
 
 #include "cpu/cpu_kernels.hpp"
+#include "test_util.hpp"
+#include "xpose/error.hpp"
 
 namespace xpose::detail::cpu {
 namespace {
 
+using xpose::test::random_bytes;
+using xpose::test::reference_transpose;
+
 const route variants[] = {route::square_tile_swap, route::square_naive, route::square_prefetch,
                           route::square_recursive};
 const std::size_t element_sizes[] = {1, 2, 4, 8, 16, 12};
-
-std::vector<std::byte> random_bytes(std::size_t n, std::uint64_t seed) {
-  std::vector<std::byte> v(n);
-  std::mt19937_64 gen(seed);
-  std::size_t i = 0;
-  for (; i + 8 <= n; i += 8) {
-    const std::uint64_t x = gen();
-    std::memcpy(v.data() + i, &x, 8);
-  }
-  for (; i < n; ++i) v[i] = static_cast<std::byte>(gen());
-  return v;
-}
 
 stage square_stage(std::int64_t n, std::size_t elem, std::int64_t ld, route variant,
                    std::int64_t tile) {
@@ -47,11 +40,9 @@ void check_square(std::int64_t n, std::size_t elem, std::int64_t ld, route varia
                   std::int64_t tile = 0, int threads = 2) {
   const auto e = static_cast<std::int64_t>(elem);
   const auto bytes = static_cast<std::size_t>(((n - 1) * ld + n) * e);
-  std::vector<std::byte> data = random_bytes(bytes, 3 + n * 17 + ld);
+  std::vector<std::byte> data = random_bytes<std::byte>(bytes, 3 + n * 17 + ld);
   std::vector<std::byte> expected = data;
-  for (std::int64_t i = 0; i < n; ++i)
-    for (std::int64_t j = 0; j < n; ++j)
-      std::memcpy(expected.data() + (i * ld + j) * e, data.data() + (j * ld + i) * e, elem);
+  reference_transpose(data.data(), expected.data(), n, n, elem, ld, ld);
   square_swap(data.data(), square_stage(n, elem, ld, variant, tile), threads);
   ASSERT_TRUE(data == expected) << to_string(variant) << ": n " << n << ", " << elem
                                 << "-byte elements, ld " << ld << ", tile " << tile << ", threads "
@@ -118,7 +109,7 @@ TEST(SquareSwap, RoundTripIsIdentity) {
     for (std::size_t e : element_sizes) {
       const std::int64_t n = 517, ld = 530;
       const std::vector<std::byte> original =
-          random_bytes(static_cast<std::size_t>(((n - 1) * ld + n) * e), 99);
+          random_bytes<std::byte>(static_cast<std::size_t>(((n - 1) * ld + n) * e), 99);
       std::vector<std::byte> data = original;
       const stage s = square_stage(n, e, ld, v, 0);
       square_swap(data.data(), s, 2);
@@ -128,24 +119,30 @@ TEST(SquareSwap, RoundTripIsIdentity) {
     }
 }
 
-TEST(SquareSwap, BatchWithStride) {
+// The kernel transposes one matrix; a batch is the caller's loop (as in the CPU executor), and
+// the gaps between the matrices must come back untouched.
+TEST(SquareSwap, BatchLoopedByTheCaller) {
   for (route v : variants) {
     const std::int64_t n = 70, ld = 75, stride = 70 * 75 + 11, batch = 3;
     const std::size_t e = 4;
     const auto bytes = static_cast<std::size_t>(((batch - 1) * stride + (n - 1) * ld + n) * e);
-    std::vector<std::byte> data = random_bytes(bytes, 5);
+    std::vector<std::byte> data = random_bytes<std::byte>(bytes, 5);
     std::vector<std::byte> expected = data;
     for (std::int64_t b = 0; b < batch; ++b)
-      for (std::int64_t i = 0; i < n; ++i)
-        for (std::int64_t j = 0; j < n; ++j)
-          std::memcpy(expected.data() + (b * stride + i * ld + j) * e,
-                      data.data() + (b * stride + j * ld + i) * e, e);
-    stage s = square_stage(n, e, ld, v, 0);
-    s.batch = batch;
-    s.src_batch_stride = stride;
-    square_swap(data.data(), s, 2);
+      reference_transpose(data.data() + b * stride * e, expected.data() + b * stride * e, n, n, e,
+                          ld, ld);
+    const stage s = square_stage(n, e, ld, v, 0);
+    for (std::int64_t b = 0; b < batch; ++b)
+      square_swap(data.data() + b * stride * static_cast<std::int64_t>(e), s, 2);
     ASSERT_TRUE(data == expected) << to_string(v);
   }
+}
+
+TEST(SquareSwap, RefusesABatch) {
+  std::vector<std::byte> data(2 * 8 * 8 * 4);
+  stage s = square_stage(8, 4, 8, route::square_tile_swap, 0);
+  s.batch = 2;
+  EXPECT_THROW(square_swap(data.data(), s, 1), error);
 }
 
 }  // namespace

@@ -9,29 +9,13 @@
 
 #include "cpu/cpu_kernels.hpp"
 #include "plan/staged_routes.hpp"
+#include "test_util.hpp"
 
 namespace xpose::detail {
 namespace {
 
-std::vector<std::byte> random_bytes(std::size_t n, std::mt19937_64& rng) {
-  std::vector<std::byte> v(n);
-  std::size_t i = 0;
-  for (; i + 8 <= n; i += 8) {
-    const std::uint64_t r = rng();
-    std::memcpy(&v[i], &r, 8);
-  }
-  for (; i < n; ++i) v[i] = static_cast<std::byte>(rng() & 0xff);
-  return v;
-}
-
-std::vector<std::byte> naive_transpose(const std::vector<std::byte>& in, std::int64_t M,
-                                       std::int64_t N, std::size_t e) {
-  std::vector<std::byte> out(in.size());
-  for (std::int64_t i = 0; i < M; ++i)
-    for (std::int64_t j = 0; j < N; ++j)
-      std::memcpy(&out[(j * M + i) * e], &in[(i * N + j) * e], e);
-  return out;
-}
+using xpose::test::random_bytes;
+using xpose::test::reference_transpose;
 
 /// Executes a stage list the way the executor does: fused pairs through tiled_transpose_fused.
 void run_stages(std::vector<std::byte>& data, const std::vector<stage>& stages, int threads) {
@@ -62,14 +46,15 @@ std::vector<std::int64_t> divisors_of(std::int64_t x) {
 
 void check_route(route r, std::int64_t M, std::int64_t N, std::size_t e, std::int64_t m,
                  std::int64_t n, int threads, std::mt19937_64& rng, bool force_cycles = false) {
-  const std::vector<std::byte> in = random_bytes(static_cast<std::size_t>(M * N) * e, rng);
+  const std::vector<std::byte> in =
+      random_bytes<std::byte>(static_cast<std::size_t>(M * N) * e, rng);
   std::vector<stage> stages = r == route::three_stage ? three_stage_stages(M, N, e, m, n)
                                                       : four_stage_stages(M, N, e, m, n);
   if (force_cycles)
     for (stage& s : stages) s.method = tiled_method::cycle_following;
   std::vector<std::byte> data = in;
   run_stages(data, stages, threads);
-  ASSERT_TRUE(data == naive_transpose(in, M, N, e))
+  ASSERT_TRUE(data == reference_transpose(in, M, N, e))
       << (r == route::three_stage ? "3-stage " : "4-stage ") << M << "x" << N << " e=" << e
       << " m=" << m << " n=" << n << " threads=" << threads << (force_cycles ? " cycles" : "");
 }

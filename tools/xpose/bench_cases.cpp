@@ -76,9 +76,19 @@ std::vector<bench_case> default_cuda_cases() {
   std::vector<bench_case> cases;
   // copy_tuned on >= 64 MiB matrices for every element size: square, dimensions that are not
   // multiples of 32, and the two skinny shapes (AoS <-> SoA of 32 fields).
+  // 8208 x 8176: rows 16-byte aligned, dimensions not multiples of 32; 10007 x 7001: odd.
   for (const std::size_t elem : {1, 2, 4, 8, 16})
     add(cases, "cuda out-of-place copy_tuned", cuda, false, route::copy_tuned,
-        {{8192, 8192, elem}, {10007, 7001, elem}, {32, 4000000, elem}, {4000000, 32, elem}});
+        {{8192, 8192, elem},
+         {8208, 8176, elem},
+         {10007, 7001, elem},
+         {32, 4000000, elem},
+         {4000000, 32, elem}});
+  // The narrowest skinny shapes, and an element size the planner splits into words.
+  for (const std::size_t elem : {1, 2})
+    add(cases, "cuda out-of-place copy_tuned", cuda, false, route::copy_tuned,
+        {{3, 24000000, elem}, {24000000, 3, elem}});
+  add(cases, "cuda out-of-place copy_tuned", cuda, false, route::copy_tuned, {{8192, 8192, 12}});
   for (const route r : {route::copy_naive, route::copy_shared_tiles, route::copy_padded_tiles,
                         route::copy_multi_element, route::copy_tuned})
     cases.push_back({"cuda out-of-place seed variants", cuda, false, r, 4096, 4096, 4});

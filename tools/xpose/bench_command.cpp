@@ -63,7 +63,7 @@ int run_bench_command(const bench_options& options) {
       continue;
     }
 #endif
-    rows.push_back(run_cpu_case(c, references.get(c.rows, c.cols, c.elem_size), settings));
+    rows.push_back(run_cpu_case(c, references, settings));
   }
   end_progress();
 

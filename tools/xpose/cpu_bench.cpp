@@ -1,6 +1,10 @@
 #include "cpu_bench.hpp"
 
+#include <unistd.h>
+
+#include <cstdio>
 #include <fstream>
+#include <new>
 #include <optional>
 #include <string>
 
@@ -10,6 +14,12 @@
 namespace xpose_cli {
 
 namespace {
+
+std::string gib(double bytes) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1f GiB", bytes / (1u << 30));
+  return text;
+}
 
 xpose::plan make_plan(const bench_case& c, const bench_settings& settings) {
   xpose::matrix_desc desc;
@@ -22,7 +32,7 @@ xpose::plan make_plan(const bench_case& c, const bench_settings& settings) {
 
 }  // namespace
 
-bench_row run_cpu_case(const bench_case& c, const reference_pair& reference,
+bench_row run_cpu_case(const bench_case& c, reference_cache& references,
                        const bench_settings& settings) {
   bench_row row;
   row.spec = c;
@@ -37,31 +47,35 @@ bench_row run_cpu_case(const bench_case& c, const reference_pair& reference,
   row.workspace_bytes = plan->workspace_bytes();
   row.predicted_passes = plan->predicted_passes();
 
-  const std::size_t bytes = c.matrix_bytes();
-  byte_buffer work(bytes);  // in place: the matrix; out of place: the destination
-  const timed_runs runs = time_host_runs(
-      settings,
-      [&] {
-        if (c.in_place)
-          parallel_memcpy(work.data(), reference.input.data(), bytes, settings.threads);
-        else
-          poison(work.data(), bytes, settings.threads);
-      },
-      [&] {
-        if (c.in_place)
-          plan->execute(work.data());
-        else
-          plan->execute(reference.input.data(), work.data());
-      },
-      [&] {
-        return compare_with_reference(work.data(), reference.expected.data(), c.rows, c.cols,
-                                      c.elem_size);
-      });
-  row.failure = runs.failure;
-  row.verified = runs.failure.empty();
-  if (row.verified) row.measured = rate_from_times(runs.times_ms, bytes);
-  row.copy = time_host_memcpy(bytes, settings);
-  row.peer = run_cpu_peer(c, reference, settings);
+  // The pristine input, its reference and the work buffer, besides the plan's workspace.
+  const std::size_t bytes = host_matrix_bytes(c.rows, c.cols, c.elem_size);
+  const double needed = 3.0 * static_cast<double>(bytes) + static_cast<double>(row.workspace_bytes);
+  const double installed =
+      static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGESIZE));
+  if (installed > 0 && needed > installed) {
+    row.skipped = "needs " + gib(needed) + " of host memory, " + gib(installed) + " installed";
+    return row;
+  }
+  try {
+    const reference_pair& reference = references.get(c.rows, c.cols, c.elem_size);
+    byte_buffer work(bytes);  // in place: the matrix; out of place: the destination
+    const timed_runs runs = time_host_runs(
+        settings, [&] { prepare_run(work.data(), c.in_place, reference, settings.threads); },
+        [&] {
+          if (c.in_place)
+            plan->execute(work.data());
+          else
+            plan->execute(reference.input.data(), work.data());
+        },
+        [&] { return check_run(work.data(), reference); });
+    row.failure = runs.failure;
+    row.verified = runs.failure.empty();
+    if (row.verified) row.measured = rate_from_times(runs.times_ms, bytes);
+    row.copy = time_host_memcpy(bytes, settings);
+    row.peer = run_cpu_peer(c, reference, settings);
+  } catch (const std::bad_alloc&) {
+    row.skipped = "host memory: allocating the buffers of " + gib(needed) + " failed";
+  }
   return row;
 }
 

@@ -7,8 +7,10 @@
 
 namespace xpose_cli {
 
-/// The CPU row for `c`; planning or execution errors are reported in row.failure.
-bench_row run_cpu_case(const bench_case& c, const reference_pair& reference,
+/// The CPU row for `c`: planned first, then the reference of its shape taken from `references`
+/// (computed only for shapes the planner accepts). Planning or execution errors are reported in
+/// row.failure; a case the host memory cannot hold is reported in row.skipped.
+bench_row run_cpu_case(const bench_case& c, reference_cache& references,
                        const bench_settings& settings);
 
 /// The CPU's model name (from /proc/cpuinfo) and the thread count.

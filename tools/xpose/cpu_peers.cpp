@@ -56,18 +56,9 @@ peer_result run_cpu_peer(const bench_case& c, const reference_pair& reference,
   byte_buffer dst(c.in_place ? 0 : bytes);
   std::byte* const result = c.in_place ? work.data() : dst.data();
   const timed_runs runs = time_host_runs(
-      settings,
-      [&] {
-        if (c.in_place)
-          parallel_memcpy(work.data(), reference.input.data(), bytes, settings.threads);
-        else
-          poison(dst.data(), bytes, settings.threads);
-      },
+      settings, [&] { prepare_run(result, c.in_place, reference, settings.threads); },
       [&] { run_openblas(c, work.data(), reference.input.data(), dst.data()); },
-      [&] {
-        return compare_with_reference(result, reference.expected.data(), c.rows, c.cols,
-                                      c.elem_size);
-      });
+      [&] { return check_run(result, reference); });
   peer.failure = runs.failure;
   peer.verified = runs.failure.empty();
   if (peer.verified) peer.measured = rate_from_times(runs.times_ms, bytes);

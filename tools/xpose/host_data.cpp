@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cstring>
 #include <new>
+#include <stdexcept>
+#include <string>
 
 namespace xpose_cli {
 
@@ -40,6 +42,18 @@ void fill_element(std::byte* element, std::size_t elem_size, std::uint64_t seed,
 }
 
 }  // namespace
+
+std::size_t host_matrix_bytes(std::int64_t rows, std::int64_t cols, std::size_t elem_size) {
+  std::size_t elements = 0, bytes = 0;
+  if (rows < 0 || cols < 0 ||
+      __builtin_mul_overflow(static_cast<std::size_t>(rows), static_cast<std::size_t>(cols),
+                             &elements) ||
+      __builtin_mul_overflow(elements, elem_size, &bytes))
+    throw std::overflow_error("a " + std::to_string(rows) + "x" + std::to_string(cols) +
+                              " matrix of " + std::to_string(elem_size) +
+                              "-byte elements overflows the host's address space");
+  return bytes;
+}
 
 byte_buffer::byte_buffer(std::size_t bytes)
     : data_(static_cast<std::byte*>(
@@ -90,7 +104,7 @@ void parallel_memcpy(std::byte* dst, const std::byte* src, std::size_t bytes, in
 
 std::string compare_with_reference(const std::byte* result, const std::byte* expected,
                                    std::int64_t rows, std::int64_t cols, std::size_t elem_size) {
-  const std::size_t bytes = static_cast<std::size_t>(rows * cols) * elem_size;
+  const std::size_t bytes = host_matrix_bytes(rows, cols, elem_size);
   constexpr std::size_t chunk = std::size_t{1} << 24;
   const auto chunks = static_cast<std::int64_t>((bytes + chunk - 1) / chunk);
   std::int64_t first_bad_chunk = chunks;
@@ -112,12 +126,25 @@ std::string compare_with_reference(const std::byte* result, const std::byte* exp
          std::to_string(rows) + " result";
 }
 
+void prepare_run(std::byte* target, bool in_place, const reference_pair& reference, int threads) {
+  const std::size_t bytes = reference.input.size();
+  if (in_place)
+    parallel_memcpy(target, reference.input.data(), bytes, threads);
+  else
+    poison(target, bytes, threads);
+}
+
+std::string check_run(const std::byte* result, const reference_pair& reference) {
+  return compare_with_reference(result, reference.expected.data(), reference.rows, reference.cols,
+                                reference.elem_size);
+}
+
 const reference_pair& reference_cache::get(std::int64_t rows, std::int64_t cols,
                                            std::size_t elem_size) {
   if (current_.rows == rows && current_.cols == cols && current_.elem_size == elem_size)
     return current_;
+  const std::size_t bytes = host_matrix_bytes(rows, cols, elem_size);
   current_ = reference_pair{};  // release the previous shape's buffers first
-  const std::size_t bytes = static_cast<std::size_t>(rows * cols) * elem_size;
   current_.input = byte_buffer(bytes);
   current_.expected = byte_buffer(bytes);
   const std::uint64_t seed = splitmix64(static_cast<std::uint64_t>(rows) * 1000003u +

@@ -9,6 +9,10 @@
 
 namespace xpose_cli {
 
+/// Bytes of a dense rows x cols matrix of elem_size-byte elements; throws std::overflow_error
+/// (the message says "overflows") when that does not fit in std::size_t.
+std::size_t host_matrix_bytes(std::int64_t rows, std::int64_t cols, std::size_t elem_size);
+
 /// An uninitialized, 64-byte aligned host buffer (filled by its first user, in parallel).
 class byte_buffer {
  public:
@@ -59,8 +63,16 @@ struct reference_pair {
   byte_buffer expected;
 };
 
+/// Before each timed run of a case: in place, copies the pristine input into `target` (the
+/// matrix); out of place, poisons `target` (the destination).
+void prepare_run(std::byte* target, bool in_place, const reference_pair& reference, int threads);
+
+/// After each run: "" when `result` equals the reference transpose, else the first wrong element.
+std::string check_run(const std::byte* result, const reference_pair& reference);
+
 /// Keeps the reference of the last shape asked for: consecutive cases of one shape and element
-/// size share it, so it is computed once per shape.
+/// size share it, so it is computed once per shape. Throws std::overflow_error if the shape's
+/// bytes overflow, std::bad_alloc if the host cannot hold them.
 class reference_cache {
  public:
   const reference_pair& get(std::int64_t rows, std::int64_t cols, std::size_t elem_size);
