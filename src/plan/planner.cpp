@@ -165,8 +165,10 @@ void plan_inplace_stages(plan_data& p, const workspace_function& workspace_of) {
                                std::to_string(p.cols) + ")");
     p.stages = rectangular_stages(p, forced);
     if (p.stages.empty())
-      cannot_apply(forced, "finds no usable tile factors for " + shape_text(p) +
-                               "; route row_column handles every shape");
+      cannot_apply(forced, std::string(forced == route::skinny_chunks
+                                           ? "needs one dimension of 2..64 and the other above 64"
+                                           : "finds no usable tile factors") +
+                               " for " + shape_text(p) + "; route row_column handles every shape");
     p.chosen = forced;
   } else {
     choose_rectangular_route(p, workspace_of);
