@@ -1,3 +1,4 @@
+// Runs a plan's stages in order on each matrix of the batch, with the plan's workspace.
 #include "cpu/cpu_executor.hpp"
 
 #include <algorithm>
