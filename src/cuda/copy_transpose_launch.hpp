@@ -25,6 +25,9 @@ bool rows_aligned_16(const void* base, std::int64_t ld, std::int64_t stride, std
                      int elem_bytes);
 /// copy_tuned: Hopper-tuned tiles, 16-byte accesses, policy per element size.
 void launch_copy_tuned(const copy_args& a, int word_bytes, cudaStream_t stream);
+/// copy_unaligned: rows that need not start on 16 bytes, still with 16-byte global accesses;
+/// word_bytes 1, 2, 4 or 8. Any shape.
+void launch_copy_unaligned(const copy_args& a, int word_bytes, cudaStream_t stream);
 /// Skinny matrices (the short side below 128): one block per slab of the long side.
 void launch_copy_skinny(const copy_args& a, int word_bytes, cudaStream_t stream);
 /// The seed slides' progression: copy_naive, copy_shared_tiles, copy_padded_tiles,

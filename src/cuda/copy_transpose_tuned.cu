@@ -3,7 +3,7 @@
 // shared_tile_transpose.cuh and copy_transpose_tuned_kernel.cuh). The launcher picks the
 // policy of the element size (copy_transpose_policy.hpp) at run time. Assumes element-aligned
 // pointers. Skinny shapes (a side shorter than the tile) go to copy_transpose_skinny.cu, rows
-// not 16-byte aligned to copy_multi_element (see launch_tuned_or_skinny).
+// not 16-byte aligned to copy_transpose_unaligned.cu (see launch_tuned_or_skinny).
 #include <cstdint>
 
 #include "cuda/copy_transpose_launch.hpp"
@@ -23,9 +23,11 @@ namespace {
 
 /// A side shorter than the policy's tile would leave most of each tile empty: such skinny
 /// shapes go to the slab kernels of copy_transpose_skinny.cu. Rows that do not start on 16
-/// bytes (odd dimensions) go to the element-access tiles of copy_multi_element, measured
-/// faster there on the H100 than the tiles' shifted 16-byte path (scripts/device_bench.cu:
-/// 8191 x 8193 fp32 0.62 vs 0.52 of a copy, 5791 x 5793 fp64 0.77 vs 0.63).
+/// bytes (odd dimensions) go to copy_unaligned, which keeps 16-byte global accesses. Ratios to
+/// a copy on the H100 (scripts/device_tune_policies.cu --odd-only, 2026-11-23), copy_unaligned
+/// vs copy_multi_element vs the tiles' shifted path: 1-byte 16383 x 16385 0.680 / 0.304 / 0.254,
+/// 2-byte 11583 x 11585 0.658 / 0.505 / 0.325, fp32 8191 x 8193 0.795 / 0.621 / 0.521, fp64
+/// 5791 x 5793 0.802 / 0.765 / 0.627 (10007 x 7001: 0.620, 0.670, 0.765, 0.775 for copy_unaligned).
 template <int E>
 void launch_tuned_or_skinny(const copy_args& a, cudaStream_t stream) {
   using policy = copy_tuned_policy<E>;
@@ -33,7 +35,7 @@ void launch_tuned_or_skinny(const copy_args& a, cudaStream_t stream) {
     return launch_copy_skinny(a, E, stream);
   const bool aligned = rows_aligned_16(a.src, a.lda, a.src_stride, a.batch, E) &&
                        rows_aligned_16(a.dst, a.ldb, a.dst_stride, a.batch, E);
-  if (!aligned && E < 16) return launch_copy_seed_variant(a, E, route::copy_multi_element, stream);
+  if (!aligned && E < 16) return launch_copy_unaligned(a, E, stream);
   launch_tuned_with<E, policy>(a, stream);
 }
 

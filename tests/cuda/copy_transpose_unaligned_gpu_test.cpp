@@ -1,0 +1,122 @@
+// copy_unaligned (src/cuda/copy_transpose_unaligned.cu) called directly, against the host
+// reference on random data: odd dimensions, padded rows, misaligned base pointers, batches,
+// shapes smaller and larger than a tile; poisoned destinations (gaps between rows and matrices
+// must stay poisoned).
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <random>
+#include <vector>
+
+#include "cuda/copy_transpose_launch.hpp"
+#include "gpu_test_util.hpp"
+
+namespace xpose::test {
+namespace {
+
+struct unaligned_case {
+  std::int64_t rows, cols;
+  int e;
+  std::int64_t lda = 0, ldb = 0;  // 0 = dense
+  std::int64_t batch = 1, src_stride = 0, dst_stride = 0;
+  std::size_t src_offset = 0, dst_offset = 0;  // bytes past a 256-byte aligned allocation
+};
+
+constexpr int unaligned_element_sizes[] = {1, 2, 4, 8};
+
+void check_unaligned(const unaligned_case& c, std::uint64_t seed) {
+  const std::int64_t lda = c.lda ? c.lda : c.cols, ldb = c.ldb ? c.ldb : c.rows;
+  const std::int64_t src_stride = c.src_stride ? c.src_stride : c.rows * lda;
+  const std::int64_t dst_stride = c.dst_stride ? c.dst_stride : c.cols * ldb;
+  const std::size_t src_bytes =
+      ((c.batch - 1) * src_stride + (c.rows - 1) * lda + c.cols) * static_cast<std::size_t>(c.e);
+  const std::size_t dst_bytes =
+      ((c.batch - 1) * dst_stride + (c.cols - 1) * ldb + c.rows) * static_cast<std::size_t>(c.e);
+  device_buffer src(src_bytes + c.src_offset), dst(dst_bytes + c.dst_offset);
+  const std::vector<unsigned char> host_src = random_bytes(src_bytes, seed);
+  src.upload(host_src, c.src_offset);
+  dst.poison();
+
+  xpose::detail::cuda::copy_args a;
+  a.src = src.get() + c.src_offset;
+  a.dst = dst.get() + c.dst_offset;
+  a.batch = c.batch;
+  a.rows = c.rows;
+  a.cols = c.cols;
+  a.lda = lda;
+  a.ldb = ldb;
+  a.src_stride = src_stride;
+  a.dst_stride = dst_stride;
+  xpose::detail::cuda::launch_copy_unaligned(a, c.e, nullptr);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+
+  std::vector<unsigned char> expected(dst_bytes, poison_byte);
+  reference_batched(host_src.data(), expected.data(), c.batch, c.rows, c.cols, c.e, lda, ldb,
+                    src_stride, dst_stride);
+  const std::int64_t at = first_difference(dst.download(dst_bytes, c.dst_offset), expected);
+  ASSERT_EQ(at, -1) << c.rows << " x " << c.cols << " x " << c.e << " bytes, lda " << lda
+                    << ", ldb " << ldb << ", batch " << c.batch << ", offsets " << c.src_offset
+                    << "/" << c.dst_offset << ": first wrong byte " << at;
+}
+
+// Few launches, small shapes: the filter compute-sanitizer runs.
+TEST(GpuCopyUnaligned, SmallSanitizerShapes) {
+  XPOSE_REQUIRE_GPU();
+  for (int e : unaligned_element_sizes) {
+    const std::size_t ue = static_cast<std::size_t>(e);
+    check_unaligned({301, 517, e}, 1 + e);
+    check_unaligned({67, 45, e, 50, 70, 2, 67 * 50 + 3, 45 * 70 + 5, ue, 2 * ue}, 2 + e);
+  }
+}
+
+TEST(GpuCopyUnaligned, EveryRowAndColumnCountUpTo40) {
+  XPOSE_REQUIRE_GPU();
+  for (int e : unaligned_element_sizes)
+    for (std::int64_t rows = 1; rows <= 40; ++rows)
+      for (std::int64_t cols = 1; cols <= 40; cols += 3)
+        check_unaligned({rows, cols, e}, rows * 41 + cols + e);
+}
+
+TEST(GpuCopyUnaligned, OddShapesAroundTileSizes) {
+  XPOSE_REQUIRE_GPU();
+  const std::int64_t sides[] = {15, 17, 31, 33, 63, 65, 127, 129, 143, 145, 257, 513, 1025};
+  for (int e : unaligned_element_sizes)
+    for (std::int64_t rows : sides)
+      for (std::int64_t cols : {17, 129, 1031})
+        check_unaligned({rows, cols, e}, rows * 7 + cols + e);
+}
+
+TEST(GpuCopyUnaligned, MisalignedPointersAndPaddedRows) {
+  XPOSE_REQUIRE_GPU();
+  for (int e : unaligned_element_sizes)
+    for (std::size_t offset = 0; offset < 16; offset += static_cast<std::size_t>(e)) {
+      check_unaligned({1001, 777, e, 0, 0, 1, 0, 0, offset, 16 - offset}, offset + e);
+      check_unaligned({333, 515, e, 519, 341, 1, 0, 0, 16 - offset, offset}, 100 + offset + e);
+    }
+}
+
+TEST(GpuCopyUnaligned, BatchedWithStrides) {
+  XPOSE_REQUIRE_GPU();
+  for (int e : unaligned_element_sizes) {
+    check_unaligned({257, 301, e, 303, 259, 3, 257 * 303 + 5, 301 * 259 + 7}, 200 + e);
+    check_unaligned({5, 7, e, 0, 0, 40}, 300 + e);
+  }
+}
+
+TEST(GpuCopyUnaligned, RandomShapes) {
+  XPOSE_REQUIRE_GPU();
+  std::mt19937_64 rng(4242);
+  for (int i = 0; i < 24; ++i) {
+    const int e = unaligned_element_sizes[i % 4];
+    const std::int64_t rows = 1 + static_cast<std::int64_t>(rng() % 3000);
+    const std::int64_t cols = 1 + static_cast<std::int64_t>(rng() % 3000);
+    check_unaligned({rows, cols, e, cols + static_cast<std::int64_t>(rng() % 5),
+                     rows + static_cast<std::int64_t>(rng() % 5), 1, 0, 0,
+                     static_cast<std::size_t>(e) * (rng() % (16 / e)),
+                     static_cast<std::size_t>(e) * (rng() % (16 / e))},
+                    rng());
+  }
+}
+
+}  // namespace
+}  // namespace xpose::test
