@@ -26,6 +26,15 @@ namespace xpose::detail::cuda {
 
 namespace {
 
+/// The 16-byte chunk at `chunk` with the bytes at or after `end` read as zero (byte loads).
+__device__ __forceinline__ uint4 load_bytes_before(const uint4* chunk, const unsigned char* end) {
+  const auto* bytes = reinterpret_cast<const unsigned char*>(chunk);
+  unsigned words[4] = {0, 0, 0, 0};
+  for (int i = 0; i < 16 && bytes + i < end; ++i)
+    words[i / 4] |= unsigned(__ldcg(bytes + i)) << (8 * (i % 4));
+  return make_uint4(words[0], words[1], words[2], words[3]);
+}
+
 /// Bytes [shift, shift + 16) of the 32 bytes lo, hi (little-endian), for shift in [0, 16).
 __device__ __forceinline__ uint4 funnel_shift_16(uint4 lo, uint4 hi, int shift) {
   const unsigned a[8] = {lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w};
@@ -101,9 +110,11 @@ struct unaligned_tile {
   }
 
   /// Source rows r0 .. r0 + rows_here - 1 (at most smem_rows), columns c0 .. c0 + valid_cols - 1
-  /// of `src` into shared memory, logical byte b of local row r at byte_offset(r, b).
+  /// of `src` into shared memory, logical byte b of local row r at byte_offset(r, b). `src_end`
+  /// is one past the matrix's last source byte: a covering chunk that reaches past it is read
+  /// byte by byte, so no load leaves the caller's data.
   __device__ static void load(unsigned char* tile, const element* src, std::int64_t ld,
-                              int rows_here, int valid_cols) {
+                              int rows_here, int valid_cols, const unsigned char* src_end) {
     if (valid_cols < C) {
       for (int idx = threadIdx.x; idx < smem_rows * C; idx += threads) {
         const int r = idx / C, c = idx % C;
@@ -124,7 +135,10 @@ struct unaligned_tile {
       raw[k] = next_raw[k] = make_uint4(0, 0, 0, 0);
       if (r < rows_here) {
         raw[k] = __ldcg(aligned + j);
-        if (j == chunks_per_row - 1 && shift[k] != 0) next_raw[k] = __ldcg(aligned + j + 1);
+        if (j == chunks_per_row - 1 && shift[k] != 0)
+          next_raw[k] = reinterpret_cast<const unsigned char*>(aligned + j + 2) <= src_end
+                            ? __ldcg(aligned + j + 1)
+                            : load_bytes_before(aligned + j + 1, src_end);
       }
     }
 #pragma unroll
@@ -247,7 +261,10 @@ __global__ void __launch_bounds__(unaligned_tile<E>::threads, unaligned_tile<E>:
     const int rows_here =
         static_cast<int>(rows_left < tile_t::smem_rows ? rows_left : tile_t::smem_rows);
     const int valid_cols = static_cast<int>(cols - c0 < tile_t::C ? cols - c0 : tile_t::C);
-    tile_t::load(tile, src + b * src_stride + r0 * lda + c0, lda, rows_here, valid_cols);
+    const element_t<E>* matrix = src + b * src_stride;
+    const auto* matrix_end =
+        reinterpret_cast<const unsigned char*>(matrix + (rows - 1) * lda + cols);
+    tile_t::load(tile, matrix + r0 * lda + c0, lda, rows_here, valid_cols, matrix_end);
     __syncthreads();
     tile_t::store_transposed(tile, dst + b * dst_stride + c0 * ldb + r0, ldb, rows_left, valid_cols,
                              r0 == 0);
