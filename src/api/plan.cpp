@@ -72,6 +72,12 @@ std::string human_bytes(double bytes) {
   return text;
 }
 
+std::string passes_text(double passes) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.2f pass%s", passes, passes == 1.0 ? "" : "es");
+  return text;
+}
+
 const char* kind_text(const detail::stage& s) {
   switch (s.kind) {
     case detail::stage_kind::tiled_transpose:
@@ -81,9 +87,17 @@ const char* kind_text(const detail::stage& s) {
       return "square swap";
     case detail::stage_kind::copy_transpose:
       return "out-of-place transpose";
-    default:
+    case detail::stage_kind::skinny_remainder_split:
+    case detail::stage_kind::skinny_remainder_place:
+    case detail::stage_kind::skinny_remainder_take:
+    case detail::stage_kind::skinny_remainder_spread:
+      return "skinny remainder";
+    case detail::stage_kind::row_column_pre_rotate:
+    case detail::stage_kind::row_column_row_shuffle:
+    case detail::stage_kind::row_column_column_shuffle:
       return "row/column decomposition phase";
   }
+  return "unknown stage";
 }
 
 }  // namespace
@@ -113,7 +127,7 @@ std::string plan::describe() const {
       static_cast<double>(p.rows) * p.cols * d.elem_size * static_cast<double>(d.batch);
   std::ostringstream out;
   out << "xpose plan: " << (p.in_place ? "in-place" : "out-of-place") << " transposition on the "
-      << to_string(p.options.target) << "\n";
+      << (p.options.target == device::cpu ? "CPU" : "GPU (CUDA)") << "\n";
   out << "  matrix: " << d.rows << " x " << d.cols << " "
       << (d.order == storage_order::row_major ? "row-major" : "column-major") << ", " << d.elem_size
       << "-byte elements, ld " << p.ld << ", batch " << d.batch << " (" << human_bytes(matrix_bytes)
@@ -126,7 +140,7 @@ std::string plan::describe() const {
         << " x [" << s.rows << " x " << s.cols << "] of " << s.super_bytes << "-byte units";
     if (s.tile > 0) out << ", tile " << s.tile;
     if (s.fused_with_next) out << ", fused with the next stage slab by slab";
-    out << ", " << s.passes << " pass" << (s.passes == 1.0 ? "" : "es") << "\n";
+    out << ", " << passes_text(s.passes) << "\n";
   }
   out << "  workspace: " << human_bytes(static_cast<double>(p.workspace_bytes));
   if (matrix_bytes > 0) {
@@ -134,7 +148,7 @@ std::string plan::describe() const {
     std::snprintf(percent, sizeof percent, "%.3f", 100.0 * p.workspace_bytes / matrix_bytes);
     out << " (" << percent << "% of the matrix)";
   }
-  out << "\n  predicted passes over memory: " << p.predicted_passes << "\n";
+  out << "\n  predicted: " << passes_text(p.predicted_passes) << " over memory\n";
   return out.str();
 }
 
