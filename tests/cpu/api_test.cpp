@@ -181,6 +181,9 @@ TEST(Plans, DescribeNamesRouteStagesAndWorkspace) {
   EXPECT_NE(text.find("stage 1"), std::string::npos) << text;
   EXPECT_NE(text.find("workspace"), std::string::npos) << text;
   EXPECT_GT(p.predicted_passes(), 0.0);
+  const std::string skinny = xpose::plan_inplace(dense(2, 100003, 4)).describe();
+  EXPECT_NE(skinny.find("route: skinny_chunks"), std::string::npos) << skinny;
+  EXPECT_NE(skinny.find("split remainder — skinny remainder"), std::string::npos) << skinny;
   // Extra memory stays under 1% of the matrix for the default route.
   EXPECT_LE(p.workspace_bytes(), 7200u * 1800u * 4u / 100u) << text;
   // A plan executes many times.
