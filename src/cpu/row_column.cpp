@@ -2,11 +2,13 @@
 // sec. 3-4 (index maps and their derivation in plan/row_column.hpp), on the CPU with OpenMP.
 // Assumes one dense row-major m x n matrix (row stride n) of e-byte elements, any m, n >= 1.
 //  - Row shuffle: rows are split across threads; each row is scattered into a per-thread row
-//    buffer and copied back (one pass over memory, the scatter stays in L1/L2).
+//    buffer and copied back (one pass over memory, the scatter stays in L1/L2). When gcd(m, n) = 1
+//    the scatter is by a fixed table and the copy back rotates the row.
 //  - Pre-rotation and column shuffle: blocks of `tile` adjacent columns are split across
 //    threads. A block's columns are rotated by amounts k0 + residual(j), residual < tile, so a
 //    block is (1) skewed by the residuals in one top-to-bottom sweep that saves only the first
-//    max-residual row segments, then (2) its row segments are permuted by one row permutation
+//    max-residual row segments (in the column shuffle the skew is a diagonal, moved 16 bytes at a
+//    time with SSE4.1 blends), then (2) its row segments are permuted by one row permutation
 //    (the rotation by k0, composed with g(r) in the column shuffle), by cycle following with one
 //    flag bit per row. The block (m segments of up to 512 bytes) is sized to stay in cache
 //    between the two sweeps; the sweeps prefetch rows ahead, as rows are too far apart for the
@@ -15,6 +17,11 @@
 
 #include <algorithm>
 #include <cstring>
+#include <utility>
+
+#if defined(__SSE4_1__)
+#include <smmintrin.h>
+#endif
 
 #include "cpu/cpu_kernels.hpp"
 #include "cpu/element_size_dispatch.hpp"
@@ -49,6 +56,43 @@ inline void copy_segment(std::byte* dst, const std::byte* src, std::size_t bytes
   std::size_t offset = 0;
   for (; offset + 16 <= bytes; offset += 16) std::memcpy(dst + offset, src + offset, 16);
   if (offset < bytes) std::memcpy(dst + offset, src + offset, bytes - offset);
+}
+
+#if defined(__SSE4_1__)
+/// Loads 16 bytes from each of 16 / E rows `row_bytes` apart, starting at `first`, and keeps
+/// E-byte lane l of row l: a diagonal. L = 0 .. 16 / E - 2 numbers the rows after the first.
+template <std::size_t E, int... L>
+inline __m128i load_diagonal(const std::byte* first, std::size_t row_bytes,
+                             std::integer_sequence<int, L...>) {
+  constexpr int words = static_cast<int>(E / 2);  // 16-bit words per element
+  __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(first));
+  ((v = _mm_blend_epi16(
+        v, _mm_loadu_si128(reinterpret_cast<const __m128i*>(first + (L + 1) * row_bytes)),
+        ((1 << words) - 1) << ((L + 1) * words))),
+   ...);
+  return v;
+}
+#endif
+
+/// Columns [0, columns) of one row of a diagonal skew: out[k] = (out + k * row_bytes)[k]. 16 bytes
+/// at a time (16-byte loads split cache lines less often than 32-byte ones, and are as fast here)
+/// for 2-, 4- and 8-byte elements; returns how many columns it did.
+template <std::size_t E>
+std::int64_t skew_row_diagonal(std::byte* out, std::size_t row_bytes, std::int64_t columns) {
+#if defined(__SSE4_1__)
+  if constexpr (E == 2 || E == 4 || E == 8) {
+    constexpr std::int64_t lanes = 16 / E;
+    const std::size_t step = lanes * (row_bytes + E);  // lanes rows down, lanes columns right
+    const std::int64_t vector_columns = columns - columns % lanes;
+    const std::byte* in = out;
+    for (std::int64_t k = 0; k < vector_columns; k += lanes, in += step, out += 16)
+      _mm_storeu_si128(
+          reinterpret_cast<__m128i*>(out),
+          load_diagonal<E>(in, row_bytes, std::make_integer_sequence<int, lanes - 1>()));
+    return vector_columns;
+  }
+#endif
+  return 0;
 }
 
 /// Per-thread scratch of one column-block phase, carved out of the workspace.
@@ -108,14 +152,19 @@ void permute_column_block(std::byte* data, std::int64_t m, std::int64_t n, std::
   if (max_residual > 0) {
     for (std::int64_t x = 0; x < max_residual; ++x)
       std::memcpy(scratch.saved_rows + x * segment_bytes, segment(x), segment_bytes);
-    for (std::int64_t k = 0; k < width; ++k)
+    bool diagonal = true;  // residual(k) == k: column k rotated up by k
+    for (std::int64_t k = 0; k < width; ++k) {
+      diagonal = diagonal && residual(k) == k;
       scratch.read_offsets[k] =
           residual(k) * static_cast<std::int64_t>(row_bytes) + k * static_cast<std::int64_t>(bytes);
+    }
     const std::int64_t unwrapped_rows = m - max_residual;
     for (std::int64_t x = 0; x < unwrapped_rows; ++x) {
       if (x + max_residual + prefetch_rows < m) prefetch_segment(x + max_residual + prefetch_rows);
       std::byte* out = segment(x);
-      for (std::int64_t k = 0; k < width; ++k)
+      const std::int64_t vector_columns =
+          diagonal ? skew_row_diagonal<E>(out, row_bytes, width) : 0;
+      for (std::int64_t k = vector_columns; k < width; ++k)
         copy_element<E>(out + k * bytes, out + scratch.read_offsets[k], bytes);
     }
     for (std::int64_t x = unwrapped_rows; x < m; ++x) {
@@ -255,8 +304,9 @@ void scatter_descending(std::byte* buffer, const std::byte* in, std::size_t in_s
 /// Phase 2: in row x, column j = q*b + k (0 <= k < b) goes to s = (k*m + i_q) mod n, where
 /// i_q = (x - q) mod m is the element's original row (j*m = q*a*n + k*m). Each row is scattered
 /// into a per-thread buffer and copied back, in whichever order gives the longer inner loops:
-/// for fixed q, s = (table[k] + i_q) mod n; for fixed k, s steps down by one with q, except
-/// once where i_q wraps from 0 to m - 1.
+/// for fixed q, s = (table[k] + i_q) mod n (c = 1: the buffer takes table[k] and the copy back
+/// rotates by i_0 = x mod n); for fixed k, s steps down by one with q, except once where i_q wraps
+/// from 0 to m - 1.
 template <std::size_t E>
 void shuffle_rows(std::byte* data, const stage& s, std::byte* workspace, int threads) {
   const row_column_math math(s.rows, s.cols);
@@ -282,7 +332,14 @@ void shuffle_rows(std::byte* data, const stage& s, std::byte* workspace, int thr
 #pragma omp for schedule(static)
     for (std::int64_t x = 0; x < m; ++x) {
       std::byte* line = data + static_cast<std::size_t>(x) * row_bytes;
-      if (use_destination_table) {
+      if (use_destination_table && c == 1) {
+        // s = (k*m mod n + x mod n) mod n: scatter by the table alone, rotate while copying back.
+        for (std::int64_t k = 0; k < n; ++k)
+          copy_element<E>(buffer + destination_table[k] * bytes, line + k * bytes, bytes);
+        const std::size_t rotation = static_cast<std::size_t>(x % n) * bytes;
+        std::memcpy(line + rotation, buffer, row_bytes - rotation);
+        std::memcpy(line, buffer + row_bytes - rotation, rotation);
+      } else if (use_destination_table) {
         std::int64_t i_mod_n = x % n;  // i_q mod n, for q = 0, 1, ...
         const std::byte* in = line;
         for (std::int64_t q = 0; q < c; ++q) {
@@ -292,6 +349,7 @@ void shuffle_rows(std::byte* data, const stage& s, std::byte* workspace, int thr
           }
           i_mod_n = q == x ? last_row_mod_n : (i_mod_n == 0 ? n - 1 : i_mod_n - 1);
         }
+        std::memcpy(line, buffer, row_bytes);
       } else {
         const std::int64_t unwrapped = std::min(x + 1, c);  // q <= x: i_q = x - q
         const std::int64_t x_mod_n = x % n;
@@ -308,8 +366,8 @@ void shuffle_rows(std::byte* data, const stage& s, std::byte* workspace, int thr
           k_times_m += m_mod_n;
           if (k_times_m >= n) k_times_m -= n;
         }
+        std::memcpy(line, buffer, row_bytes);
       }
-      std::memcpy(line, buffer, row_bytes);
     }
   }
 }
