@@ -161,35 +161,7 @@ struct unaligned_tile {
 #pragma unroll
     for (int i = 0; i < P; ++i)
       in[i] = *reinterpret_cast<const word*>(tile + byte_offset(row0 + i, w * word_bytes));
-    if constexpr (E == 8) {
-      out[0] = make_uint4(in[0].x, in[0].y, in[1].x, in[1].y);
-    } else if constexpr (E == 4) {
-      out[0] = make_uint4(in[0], in[1], in[2], in[3]);
-    } else if constexpr (E == 2) {
-      unsigned lo[4], hi[4];
-#pragma unroll
-      for (int k = 0; k < 4; ++k) {
-        lo[k] = __byte_perm(in[2 * k], in[2 * k + 1], 0x5410);
-        hi[k] = __byte_perm(in[2 * k], in[2 * k + 1], 0x7632);
-      }
-      out[0] = make_uint4(lo[0], lo[1], lo[2], lo[3]);
-      out[1] = make_uint4(hi[0], hi[1], hi[2], hi[3]);
-    } else {
-      unsigned b[4][4];  // b[j][k]: byte j of rows 4k .. 4k+3
-#pragma unroll
-      for (int k = 0; k < 4; ++k) {
-        const unsigned a01 = __byte_perm(in[4 * k], in[4 * k + 1], 0x5140);
-        const unsigned a23 = __byte_perm(in[4 * k + 2], in[4 * k + 3], 0x5140);
-        const unsigned c01 = __byte_perm(in[4 * k], in[4 * k + 1], 0x7362);
-        const unsigned c23 = __byte_perm(in[4 * k + 2], in[4 * k + 3], 0x7362);
-        b[0][k] = __byte_perm(a01, a23, 0x5410);
-        b[1][k] = __byte_perm(a01, a23, 0x7632);
-        b[2][k] = __byte_perm(c01, c23, 0x5410);
-        b[3][k] = __byte_perm(c01, c23, 0x7632);
-      }
-#pragma unroll
-      for (int j = 0; j < 4; ++j) out[j] = make_uint4(b[j][0], b[j][1], b[j][2], b[j][3]);
-    }
+    words_to_column_vectors<E>(in, out);
   }
 
   /// Elements first .. last-1 of `v` to dst[first] .. dst[last-1].
