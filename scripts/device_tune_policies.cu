@@ -1,19 +1,23 @@
 // Device-machine tuning sweep (run by scripts/device_check.sh with TUNE=1): times candidate
 // tile policies of copy_tuned per element size on 16-byte aligned shapes, as ratios to a
 // device-to-device copy of the same bytes (CUDA events, median of 7). The winners go into
-// src/cuda/copy_transpose_policy.hpp. Odd shapes (rows not 16-byte aligned) time copy_unaligned
-// against copy_multi_element and the tiles' shifted path, on random data, and check that all
-// three outputs agree byte for byte. `--odd-only` skips the policy sweep.
+// src/cuda/copy_transpose_policy.hpp. Odd shapes (rows not 16-byte aligned) time candidate
+// policies of copy_unaligned and the copy_tuned dispatch, and shapes whose tiles are cut by the
+// edges time the dispatch; every output (random data, poisoned destination) is checked byte
+// for byte against copy_multi_element's. `--odd-only` skips the copy_tuned policy sweep.
+// `--profile` runs the dispatch once on two odd shapes (for ncu).
 // Build: nvcc -std=c++17 -O3 -arch=sm_90 -Iinclude -Isrc device_tune_policies.cu libxpose.a
 #include <cuda_runtime.h>
 
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <utility>
 #include <vector>
 
 #include "cuda/copy_transpose_policy.hpp"
 #include "cuda/copy_transpose_tuned_kernel.cuh"
+#include "cuda/copy_transpose_unaligned_kernel.cuh"
 
 using namespace xpose::detail::cuda;
 
@@ -76,57 +80,88 @@ __global__ void fill_random(unsigned char* p, std::int64_t n) {
   }
 }
 
-bool same_bytes(const unsigned char* a, const unsigned char* b, std::int64_t bytes) {
-  std::vector<unsigned char> ha(bytes), hb(bytes);
-  cudaMemcpy(ha.data(), a, bytes, cudaMemcpyDeviceToHost);
-  cudaMemcpy(hb.data(), b, bytes, cudaMemcpyDeviceToHost);
-  return std::memcmp(ha.data(), hb.data(), bytes) == 0;
+__global__ void count_differences(const unsigned char* a, const unsigned char* b, std::int64_t n,
+                                  unsigned long long* differences) {
+  for (std::int64_t i = blockIdx.x * std::int64_t{blockDim.x} + threadIdx.x; i < n;
+       i += std::int64_t{gridDim.x} * blockDim.x)
+    if (a[i] != b[i]) atomicAdd(differences, 1ull);
 }
 
-/// Odd shape, dense rows: copy_unaligned vs copy_multi_element vs the tiles' shifted path.
-template <int E>
-void odd_shape(std::int64_t rows, std::int64_t cols) {
+unsigned long long* differences;
+
+bool same_bytes(const unsigned char* a, const unsigned char* b, std::int64_t bytes) {
+  cudaMemset(differences, 0, sizeof *differences);
+  count_differences<<<4096, 256>>>(a, b, bytes, differences);
+  unsigned long long host = 1;
+  cudaMemcpy(&host, differences, sizeof host, cudaMemcpyDeviceToHost);
+  return host == 0;
+}
+
+copy_args dense(std::int64_t rows, std::int64_t cols, void* dst) {
   copy_args a;
   a.src = buf_a;
+  a.dst = dst;
   a.rows = rows;
   a.cols = cols;
   a.lda = cols;
   a.ldb = rows;
   a.src_stride = a.dst_stride = rows * cols;
+  return a;
+}
+
+/// Times `launch` writing buf_b (poisoned first) and checks its output against buf_c.
+template <class F>
+void timed_candidate(const char* name, std::int64_t bytes, float copy, F&& launch) {
+  cudaMemset(buf_b, 0xA5, bytes);
+  const float t = median_ms(ev_a, ev_b, launch);
+  const bool ok = same_bytes(buf_b, buf_c, bytes);
+  std::printf("  %-40s %.3f ms  ratio %.3f  %s\n", name, t, copy / t, ok ? "ok" : "WRONG OUTPUT");
+  std::fflush(stdout);
+}
+
+template <int E, class P>
+void unaligned_candidate(std::int64_t rows, std::int64_t cols, float copy) {
+  char name[96];
+  std::snprintf(name, sizeof name, "copy_unaligned B%d W%d T%d minb %d", P::row_blocks,
+                P::tile_bytes, P::threads, P::min_blocks);
+  const copy_args a = dense(rows, cols, buf_b);
+  timed_candidate(name, rows * cols * E, copy, [&] { launch_unaligned_with<E, P>(a, nullptr); });
+}
+
+/// One shape: the reference (copy_multi_element) into buf_c, then the copy_tuned dispatch and
+/// copy_unaligned with each candidate policy, checked against it.
+template <int E, class... P>
+void shape_sweep(std::int64_t rows, std::int64_t cols) {
   const std::int64_t bytes = rows * cols * E;
   const float copy = median_ms(
       ev_a, ev_b, [&] { cudaMemcpyAsync(buf_b, buf_a, bytes, cudaMemcpyDeviceToDevice); });
-  a.dst = buf_b;
-  cudaMemset(buf_b, 0xA5, bytes);
-  const float unaligned = median_ms(ev_a, ev_b, [&] { launch_copy_unaligned(a, E, nullptr); });
-  a.dst = buf_c;
+  std::printf("shape e=%-2d %6lld x %-6lld (copy %.3f ms)\n", E, (long long)rows, (long long)cols,
+              copy);
   cudaMemset(buf_c, 0x5A, bytes);
-  const float multi = median_ms(ev_a, ev_b, [&] {
-    launch_copy_seed_variant(a, E, xpose::route::copy_multi_element, nullptr);
-  });
-  const bool unaligned_ok = same_bytes(buf_b, buf_c, bytes);
-  cudaMemset(buf_c, 0x5A, bytes);
-  const float shifted =
-      median_ms(ev_a, ev_b, [&] { launch_tuned_with<E, copy_tuned_policy<E>>(a, nullptr); });
-  const bool shifted_ok = same_bytes(buf_b, buf_c, bytes);
-  std::printf(
-      "odd e=%-2d %6lld x %-6lld ratio to copy: copy_unaligned %.3f  copy_multi_element %.3f  "
-      "shifted tiles %.3f  (copy %.3f ms)  outputs agree: %s %s\n",
-      E, (long long)rows, (long long)cols, copy / unaligned, copy / multi, copy / shifted, copy,
-      unaligned_ok ? "yes" : "NO", shifted_ok ? "yes" : "NO");
-  std::fflush(stdout);
+  launch_copy_seed_variant(dense(rows, cols, buf_c), E, xpose::route::copy_multi_element, nullptr);
+  const copy_args a = dense(rows, cols, buf_b);
+  timed_candidate("launch_copy_tuned dispatch", bytes, copy,
+                  [&] { launch_copy_tuned(a, E, nullptr); });
+  (unaligned_candidate<E, P>(rows, cols, copy), ...);
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
   const bool odd_only = argc > 1 && std::strcmp(argv[1], "--odd-only") == 0;
+  const bool profile = argc > 1 && std::strcmp(argv[1], "--profile") == 0;
   cudaMalloc(&buf_a, 1 << 30);
   cudaMalloc(&buf_b, 1 << 30);
   cudaMalloc(&buf_c, 1 << 30);
   fill_random<<<4096, 256>>>(buf_a, std::int64_t{1} << 30);
   cudaEventCreate(&ev_a);
   cudaEventCreate(&ev_b);
+  cudaMalloc(&differences, sizeof *differences);
+  if (profile) {
+    cudaMemcpy(buf_b, buf_a, std::int64_t{10007} * 7001 * 4, cudaMemcpyDeviceToDevice);
+    for (int e : {1, 4}) launch_copy_tuned(dense(10007, 7001, buf_b), e, nullptr);
+    return cudaDeviceSynchronize() == cudaSuccess ? 0 : 1;
+  }
   if (!odd_only) {
     sweep<4, tile_policy<64, 256, 256>, tile_policy<32, 128, 256>, tile_policy<64, 128, 256>,
           tile_policy<128, 128, 256>, tile_policy<32, 256, 256>, tile_policy<64, 256, 256, 4>,
@@ -144,13 +179,24 @@ int main(int argc, char** argv) {
     sweep<16, tile_policy<32, 512, 256>, tile_policy<16, 256, 128>, tile_policy<32, 256, 256>>(
         4096, 4096);
   }
-  odd_shape<1>(16383, 16385);
-  odd_shape<1>(10007, 7001);
-  odd_shape<2>(11583, 11585);
-  odd_shape<2>(10007, 7001);
-  odd_shape<4>(8191, 8193);
-  odd_shape<4>(10007, 7001);
-  odd_shape<8>(5791, 5793);
-  odd_shape<8>(10007, 7001);
+  for (auto [r, c] : {std::pair{16383, 16385}, {10007, 7001}, {8208, 8176}})
+    shape_sweep<1, unaligned_policy<8, 128, 256, 3>, unaligned_policy<16, 128, 256, 2>,
+                unaligned_policy<8, 128, 256, 4>>(r, c);
+  for (auto [r, c] : {std::pair{11583, 11585}, {10007, 7001}})
+    shape_sweep<2, unaligned_policy<16, 128, 256, 3>, unaligned_policy<32, 128, 256, 2>,
+                unaligned_policy<8, 256, 256, 3>>(r, c);
+  for (auto [r, c] : {std::pair{8191, 8193}, {10007, 7001}})
+    shape_sweep<4, unaligned_policy<16, 256, 256, 3>, unaligned_policy<32, 256, 256, 2>,
+                unaligned_policy<16, 128, 256, 4>>(r, c);
+  for (auto [r, c] : {std::pair{5791, 5793}, {10007, 7001}})
+    shape_sweep<8, unaligned_policy<16, 256, 256, 4>, unaligned_policy<32, 256, 256, 2>,
+                unaligned_policy<16, 512, 256, 3>>(r, c);
+  for (auto [r, c] : {std::pair{4095, 4097}, {3001, 7001}})
+    shape_sweep<16, unaligned_policy<32, 512, 256, 3>, unaligned_policy<16, 512, 256, 4>,
+                unaligned_policy<64, 512, 256, 2>>(r, c);
+  // Rows 16-byte aligned on both sides (destination rows on 32 bytes): copy_tuned.
+  shape_sweep<1>(8192, 8192);
+  shape_sweep<2>(8208, 8176);
+  shape_sweep<4>(8192, 8192);
   return cudaDeviceSynchronize() == cudaSuccess ? 0 : 1;
 }

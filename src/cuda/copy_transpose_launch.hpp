@@ -20,13 +20,13 @@ struct copy_args {
   std::int64_t lda = 0, ldb = 0, src_stride = 0, dst_stride = 0;
 };
 
-/// Whether every row and matrix of a batch at `base` starts on a 16-byte boundary.
-bool rows_aligned_16(const void* base, std::int64_t ld, std::int64_t stride, std::int64_t batch,
-                     int elem_bytes);
+/// Whether every row and matrix of a batch at `base` starts on a multiple of `alignment` bytes.
+bool rows_aligned(const void* base, std::int64_t ld, std::int64_t stride, std::int64_t batch,
+                  int elem_bytes, int alignment);
 /// copy_tuned: Hopper-tuned tiles, 16-byte accesses, policy per element size.
 void launch_copy_tuned(const copy_args& a, int word_bytes, cudaStream_t stream);
-/// copy_unaligned: rows that need not start on 16 bytes, still with 16-byte global accesses;
-/// word_bytes 1, 2, 4 or 8. Any shape.
+/// copy_unaligned: rows of any alignment, still with 16-byte global accesses and whole 32-byte
+/// destination sectors; word_bytes 1, 2, 4, 8 or 16. Any shape.
 void launch_copy_unaligned(const copy_args& a, int word_bytes, cudaStream_t stream);
 /// Skinny matrices (the short side below 128): one block per slab of the long side.
 void launch_copy_skinny(const copy_args& a, int word_bytes, cudaStream_t stream);

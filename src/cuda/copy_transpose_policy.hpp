@@ -22,28 +22,47 @@ struct tile_policy {
 template <int E>
 struct copy_tuned_policy;
 template <>
-struct copy_tuned_policy<1> : tile_policy<128, 128, 256> {};
+struct copy_tuned_policy<1> : tile_policy<128, 128, 256, 4> {};
 template <>
-struct copy_tuned_policy<2> : tile_policy<64, 128, 128> {};
+struct copy_tuned_policy<2> : tile_policy<64, 128, 128, 7> {};
 template <>
-struct copy_tuned_policy<4> : tile_policy<64, 256, 256> {};
+struct copy_tuned_policy<4> : tile_policy<64, 256, 256, 4> {};
 template <>
-struct copy_tuned_policy<8> : tile_policy<64, 256, 256> {};
+struct copy_tuned_policy<8> : tile_policy<64, 256, 256, 4> {};
 template <>
-struct copy_tuned_policy<16> : tile_policy<32, 512, 256> {};
+struct copy_tuned_policy<16> : tile_policy<32, 512, 256, 3> {};
 
 /// Square tile swap: square tiles (tile_rows == tile_bytes / E), two per block.
 template <int E>
 struct square_tile_policy;
 template <>
-struct square_tile_policy<1> : tile_policy<128, 128, 256> {};
+struct square_tile_policy<1> : tile_policy<128, 128, 256, 2> {};
 template <>
-struct square_tile_policy<2> : tile_policy<64, 128, 256> {};
+struct square_tile_policy<2> : tile_policy<64, 128, 256, 3> {};
 template <>
-struct square_tile_policy<4> : tile_policy<64, 256, 256> {};
+struct square_tile_policy<4> : tile_policy<64, 256, 256, 3> {};
 template <>
-struct square_tile_policy<8> : tile_policy<32, 256, 256> {};
+struct square_tile_policy<8> : tile_policy<32, 256, 256, 3> {};
 template <>
-struct square_tile_policy<16> : tile_policy<32, 512, 256> {};
+struct square_tile_policy<16> : tile_policy<32, 512, 256, 3> {};
+
+/// copy_unaligned (rows not 16-byte aligned): B row blocks of 16 / E rows, W bytes per tile
+/// row, THREADS per block, MIN_BLOCKS resident blocks per SM asked of ptxas.
+template <int B, int W, int THREADS, int MIN_BLOCKS>
+struct unaligned_policy {
+  static constexpr int row_blocks = B, tile_bytes = W, threads = THREADS, min_blocks = MIN_BLOCKS;
+};
+template <int E>
+struct copy_unaligned_policy;
+template <>
+struct copy_unaligned_policy<1> : unaligned_policy<8, 128, 256, 3> {};
+template <>
+struct copy_unaligned_policy<2> : unaligned_policy<16, 128, 256, 3> {};
+template <>
+struct copy_unaligned_policy<4> : unaligned_policy<16, 256, 256, 3> {};
+template <>
+struct copy_unaligned_policy<8> : unaligned_policy<16, 256, 256, 4> {};
+template <>
+struct copy_unaligned_policy<16> : unaligned_policy<32, 512, 256, 3> {};
 
 }  // namespace xpose::detail::cuda

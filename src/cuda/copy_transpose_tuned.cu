@@ -13,10 +13,10 @@
 
 namespace xpose::detail::cuda {
 
-bool rows_aligned_16(const void* base, std::int64_t ld, std::int64_t stride, std::int64_t batch,
-                     int e) {
-  return (reinterpret_cast<std::uintptr_t>(base) & 15) == 0 && (ld * e) % 16 == 0 &&
-         (batch == 1 || (stride * e) % 16 == 0);
+bool rows_aligned(const void* base, std::int64_t ld, std::int64_t stride, std::int64_t batch, int e,
+                  int alignment) {
+  return reinterpret_cast<std::uintptr_t>(base) % alignment == 0 && (ld * e) % alignment == 0 &&
+         (batch == 1 || (stride * e) % alignment == 0);
 }
 
 namespace {
@@ -33,9 +33,11 @@ void launch_tuned_or_skinny(const copy_args& a, cudaStream_t stream) {
   using policy = copy_tuned_policy<E>;
   if (a.rows < policy::tile_rows || a.cols < policy::tile_bytes / E)
     return launch_copy_skinny(a, E, stream);
-  const bool aligned = rows_aligned_16(a.src, a.lda, a.src_stride, a.batch, E) &&
-                       rows_aligned_16(a.dst, a.ldb, a.dst_stride, a.batch, E);
-  if (!aligned && E < 16) return launch_copy_unaligned(a, E, stream);
+  // copy_tuned's tiles write whole 32-byte sectors only when every destination row starts on
+  // one; sector halves written by different tiles cost the L2 far more than their bytes.
+  const bool aligned = rows_aligned(a.src, a.lda, a.src_stride, a.batch, E, 16) &&
+                       rows_aligned(a.dst, a.ldb, a.dst_stride, a.batch, E, 32);
+  if (!aligned) return launch_copy_unaligned(a, E, stream);
   launch_tuned_with<E, policy>(a, stream);
 }
 

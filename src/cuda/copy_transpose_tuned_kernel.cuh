@@ -2,7 +2,7 @@
 // copy_transpose_tuned.cu and, with candidate policies, by scripts/device_tune_policies.cu):
 // one block per tile, grid-stride over the tiles of all matrices of the batch; the tile pieces
 // are shared_tile_transpose.cuh. Pointers are element-aligned; `src_aligned` / `dst_aligned`
-// say whether every row starts on 16 bytes (then interior tiles take the vector paths).
+// say whether every row starts on 16 bytes (then all tiles take the vector paths).
 #pragma once
 
 #include <cstdint>
@@ -33,12 +33,12 @@ __global__ void __launch_bounds__(Policy::threads, Policy::min_blocks)
         static_cast<int>(rows - r0 < Policy::tile_rows ? rows - r0 : Policy::tile_rows);
     const int valid_cols =
         static_cast<int>(cols - c0 < tile_t::tile_cols ? cols - c0 : tile_t::tile_cols);
-    const bool interior = valid_rows == Policy::tile_rows && valid_cols == tile_t::tile_cols;
-    const auto shifts = tile_t::load(tile, src + b * src_stride + r0 * lda + c0, lda, valid_rows,
-                                     valid_cols, interior && src_aligned);
+    const element_t<E>* matrix = src + b * src_stride;
+    const auto shifts = tile_t::load(tile, matrix + r0 * lda + c0, lda, valid_rows, valid_cols,
+                                     src_aligned, matrix + (rows - 1) * lda + cols);
     __syncthreads();
     tile_t::store_transposed(tile, dst + b * dst_stride + c0 * ldb + r0, ldb, valid_rows,
-                             valid_cols, interior && dst_aligned, shifts);
+                             valid_cols, dst_aligned, shifts);
     __syncthreads();
   }
 }
@@ -52,8 +52,8 @@ void launch_tuned_with(const copy_args& a, cudaStream_t stream) {
   copy_transpose_tuned_kernel<E, Policy><<<grid_for(total), Policy::threads, 0, stream>>>(
       static_cast<const element_t<E>*>(a.src), static_cast<element_t<E>*>(a.dst), a.rows, a.cols,
       a.lda, a.ldb, a.src_stride, a.dst_stride, tiles_down, tiles_across, total,
-      rows_aligned_16(a.src, a.lda, a.src_stride, a.batch, E),
-      rows_aligned_16(a.dst, a.ldb, a.dst_stride, a.batch, E));
+      rows_aligned(a.src, a.lda, a.src_stride, a.batch, E, 16),
+      rows_aligned(a.dst, a.ldb, a.dst_stride, a.batch, E, 16));
   check_launch("copy_transpose_tuned_kernel launch");
 }
 

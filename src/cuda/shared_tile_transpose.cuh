@@ -14,10 +14,11 @@
 // Global accesses use the 16-byte cache-global intrinsics (__ldcg/__stcg): they stay whole
 // 16-byte instructions (a plain uint4 store was split into four 4-byte ones) and bypass L1,
 // which also keeps in-place use coherent. Assumes: 16 | TILE_BYTES; TILE_ROWS a multiple of the
-// rows one warp's read step covers. Interior tiles of 16-byte aligned rows take unrolled vector
-// paths. Otherwise rows are shifted to their 16-byte boundary in shared memory (load_shifted)
-// and written back as aligned 16-byte chunks gathered element by element from shared memory
-// (store_transposed_shifted); global element accesses only at row ends. 64-bit index math.
+// rows one warp's read step covers. Tiles of 16-byte aligned rows, interior or cut by the
+// matrix's edges, take unrolled vector paths. Otherwise rows are shifted to their 16-byte boundary
+// in shared memory (load_shifted) and written back as aligned 16-byte chunks gathered element by
+// element from shared memory (store_transposed_shifted); global element accesses only at row ends.
+// 64-bit index math.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -139,17 +140,24 @@ struct shared_tile_transpose {
   }
 
   /// Loads the tile whose top-left element is src[0]; rows `ld` elements apart; only the
-  /// valid_rows x valid_cols corner exists. `fast` = interior tile with 16-byte aligned rows.
-  /// Returns the layout it used (shifted rows unless `fast`).
+  /// valid_rows x valid_cols corner exists. `aligned` = every row starts on 16 bytes: then each
+  /// 16-byte chunk is one vector load; in a tile cut by the matrix's edges only chunks that
+  /// start inside the valid corner are read (a chunk cut by the last column also reads the
+  /// bytes after it, which stay unused), and a chunk reaching past `end`, one past the
+  /// matrix's last element, is read element by element. Returns the layout it used (shifted
+  /// rows unless `aligned`).
   __device__ static row_shifts load(unsigned char* tile, const element* src, std::int64_t ld,
-                                    int valid_rows, int valid_cols, bool fast) {
-    if (fast) {
-      uint4 v[chunks_per_thread];
+                                    int valid_rows, int valid_cols, bool aligned,
+                                    const element* end) {
+    if (!aligned) return load_shifted(tile, src, ld, valid_rows, valid_cols);
+    const bool whole = valid_rows == TILE_ROWS && valid_cols == tile_cols;
+    uint4 v[chunks_per_thread];
+    if (whole) {
 #pragma unroll
       for (int k = 0; k < chunks_per_thread; ++k) {
         const int idx = threadIdx.x + k * THREADS;
         const int row = idx / chunks_per_row, chunk = idx % chunks_per_row;
-        v[k] = __ldcg(reinterpret_cast<const uint4*>(src + row * ld + chunk * (16 / E)));
+        v[k] = __ldcg(reinterpret_cast<const uint4*>(src + row * ld + chunk * rows_per_vector));
       }
 #pragma unroll
       for (int k = 0; k < chunks_per_thread; ++k) {
@@ -159,7 +167,33 @@ struct shared_tile_transpose {
       }
       return {};
     }
-    return load_shifted(tile, src, ld, valid_rows, valid_cols);
+#pragma unroll
+    for (int k = 0; k < chunks_per_thread; ++k) {
+      const int idx = threadIdx.x + k * THREADS;
+      const int row = idx / chunks_per_row, chunk = idx % chunks_per_row;
+      const element* p = src + row * ld + chunk * rows_per_vector;
+      if (row < valid_rows && chunk * rows_per_vector < valid_cols)
+        v[k] = p + rows_per_vector <= end ? __ldcg(reinterpret_cast<const uint4*>(p))
+                                          : load_before(p, end);
+    }
+#pragma unroll
+    for (int k = 0; k < chunks_per_thread; ++k) {
+      const int idx = threadIdx.x + k * THREADS;
+      const int row = idx / chunks_per_row, chunk = idx % chunks_per_row;
+      if (row < valid_rows && chunk * rows_per_vector < valid_cols)
+        *reinterpret_cast<uint4*>(tile + chunk_offset(row, chunk)) = v[k];
+    }
+    return {};
+  }
+
+  /// The elements of the 16-byte chunk at `p` that lie before `end`; the rest zero.
+  __device__ static uint4 load_before(const element* p, const element* end) {
+    uint4 v = make_uint4(0, 0, 0, 0);
+    element* parts = reinterpret_cast<element*>(&v);
+#pragma unroll
+    for (int i = 0; i < rows_per_vector; ++i)
+      if (p + i < end) parts[i] = p[i];
+    return v;
   }
 
   /// Any row alignment: aligned 16-byte loads for every chunk that lies inside the
@@ -200,13 +234,15 @@ struct shared_tile_transpose {
   }
 
   /// Writes the transpose of the tile: tile element (r, c) goes to dst[c * ld + r]; only the
-  /// valid_rows x valid_cols corner of the tile exists. `fast` = interior, 16-byte aligned rows.
-  /// `shifts` is what load() returned.
+  /// valid_rows x valid_cols corner of the tile exists. `aligned` = every destination row
+  /// starts on 16 bytes: then each output vector is one 16-byte store, except vectors cut by
+  /// the last valid row, which are written element by element. `shifts` is what load()
+  /// returned.
   __device__ static void store_transposed(const unsigned char* tile, element* dst, std::int64_t ld,
-                                          int valid_rows, int valid_cols, bool fast,
+                                          int valid_rows, int valid_cols, bool aligned,
                                           row_shifts shifts) {
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-    if (!fast || shifts.first != 0 || shifts.step != 0)
+    if (!aligned || shifts.first != 0 || shifts.step != 0)
       return store_transposed_shifted(tile, dst, ld, valid_rows, valid_cols, shifts);
     uint4 v[steps_per_warp][columns_per_word];
 #pragma unroll
@@ -217,6 +253,7 @@ struct shared_tile_transpose {
           ((step / step_strips) * lanes_across_rows + lane / lanes_across_words) * rows_per_vector;
       read_transposed(tile, row0, w, v[s]);
     }
+    const bool whole = valid_rows == TILE_ROWS && valid_cols == tile_cols;
 #pragma unroll
     for (int s = 0; s < steps_per_warp; ++s) {
       const int step = warp + s * warps;
@@ -224,8 +261,22 @@ struct shared_tile_transpose {
       const int row0 =
           ((step / step_strips) * lanes_across_rows + lane / lanes_across_words) * rows_per_vector;
 #pragma unroll
-      for (int j = 0; j < columns_per_word; ++j)
-        __stcg(reinterpret_cast<uint4*>(dst + (w * columns_per_word + j) * ld + row0), v[s][j]);
+      for (int j = 0; j < columns_per_word; ++j) {
+        const int c = w * columns_per_word + j;
+        element* out = dst + c * ld + row0;
+        if (whole) {
+          __stcg(reinterpret_cast<uint4*>(out), v[s][j]);
+        } else if (c < valid_cols) {
+          if (row0 + rows_per_vector <= valid_rows) {
+            __stcg(reinterpret_cast<uint4*>(out), v[s][j]);
+          } else {
+            const element* parts = reinterpret_cast<const element*>(&v[s][j]);
+#pragma unroll
+            for (int i = 0; i < rows_per_vector; ++i)
+              if (i < valid_rows - row0) out[i] = parts[i];
+          }
+        }
+      }
     }
   }
 
