@@ -159,7 +159,7 @@ int main(int argc, char** argv) {
   cudaMalloc(&differences, sizeof *differences);
   if (profile) {
     cudaMemcpy(buf_b, buf_a, std::int64_t{10007} * 7001 * 4, cudaMemcpyDeviceToDevice);
-    for (int e : {1, 4}) launch_copy_tuned(dense(10007, 7001, buf_b), e, nullptr);
+    for (int e : {1, 2, 4, 8}) launch_copy_tuned(dense(10007, 7001, buf_b), e, nullptr);
     return cudaDeviceSynchronize() == cudaSuccess ? 0 : 1;
   }
   if (!odd_only) {

@@ -1,10 +1,12 @@
-// Tuning policies of copy_tuned and square_tile_swap, one per element size, as data (CUB
-// style): tile rows, tile width in bytes, threads per block. Chosen for the H100 (sm_90) from
-// the sweep of scripts/device_tune_policies.cu (ratios to a device-to-device copy, 2026-11-23):
-// tiles of 8-16 KiB give each thread two to four 16-byte loads in flight; tile widths are whole
-// 128-byte lines on both the read and the write side. Most candidates land within 0.02 of each
-// other; 32-row 128-byte tiles for 4-byte elements (0.79-0.83) and 16-row ones for 8-byte
-// elements (0.82-0.86) were clearly worse.
+// Tuning policies of copy_tuned, square_tile_swap and copy_unaligned, one per element size, as
+// data (CUB style): tile rows, tile width in bytes, threads per block. Chosen for the H100 (sm_90)
+// from the sweep of scripts/device_tune_policies.cu (ratios to a device-to-device copy,
+// 2026-11-23): tiles of 8-16 KiB give each thread two to four 16-byte loads in flight; tile widths
+// are whole 128-byte lines on both the read and the write side. Most candidates land within 0.02 of
+// each other; 32-row 128-byte tiles for 4-byte elements (0.79-0.83) and 16-row ones for 8-byte
+// elements (0.82-0.86) were clearly worse. The resident-block counts cap the registers at what
+// the kernels used before the vector paths for tiles cut by the edges came in (without the cap
+// ptxas doubled them, and aligned 8192 x 8192 fell from 0.94-0.96 to 0.74).
 #pragma once
 
 namespace xpose::detail::cuda {
@@ -46,8 +48,11 @@ struct square_tile_policy<8> : tile_policy<32, 256, 256, 3> {};
 template <>
 struct square_tile_policy<16> : tile_policy<32, 512, 256, 3> {};
 
-/// copy_unaligned (rows not 16-byte aligned): B row blocks of 16 / E rows, W bytes per tile
-/// row, THREADS per block, MIN_BLOCKS resident blocks per SM asked of ptxas.
+/// copy_unaligned (rows of any alignment): B row blocks of 16 / E rows, W bytes per tile row,
+/// THREADS per block, MIN_BLOCKS resident blocks per SM asked of ptxas. From the sweep of
+/// scripts/device_tune_policies.cu --odd-only on the H100 (2026-11-23): the candidates of each
+/// element size land within 0.01-0.03 of each other, except 4 blocks per SM for 1-byte
+/// elements (0.55-0.66, spills) and 32 row blocks for 8-byte ones (0.76-0.77).
 template <int B, int W, int THREADS, int MIN_BLOCKS>
 struct unaligned_policy {
   static constexpr int row_blocks = B, tile_bytes = W, threads = THREADS, min_blocks = MIN_BLOCKS;

@@ -22,12 +22,15 @@ bool rows_aligned(const void* base, std::int64_t ld, std::int64_t stride, std::i
 namespace {
 
 /// A side shorter than the policy's tile would leave most of each tile empty: such skinny
-/// shapes go to the slab kernels of copy_transpose_skinny.cu. Rows that do not start on 16
-/// bytes (odd dimensions) go to copy_unaligned, which keeps 16-byte global accesses. Ratios to
-/// a copy on the H100 (scripts/device_tune_policies.cu --odd-only, 2026-11-23), copy_unaligned
-/// vs copy_multi_element vs the tiles' shifted path: 1-byte 16383 x 16385 0.680 / 0.304 / 0.254,
-/// 2-byte 11583 x 11585 0.658 / 0.505 / 0.325, fp32 8191 x 8193 0.795 / 0.621 / 0.521, fp64
-/// 5791 x 5793 0.802 / 0.765 / 0.627 (10007 x 7001: 0.620, 0.670, 0.765, 0.775 for copy_unaligned).
+/// shapes go to the slab kernels of copy_transpose_skinny.cu. copy_tuned takes source rows on
+/// 16 bytes and destination rows on 32 bytes; everything else (odd dimensions, and e.g. 1-byte
+/// 8208 x 8176 or 16-byte 4095 x 4097 whose destination rows start mid-sector) goes to
+/// copy_unaligned, which writes whole 32-byte sectors. Ratios to a copy on the H100
+/// (scripts/device_tune_policies.cu --odd-only, 2026-11-23): copy_unaligned 1-byte 16383 x 16385
+/// / 10007 x 7001 / 8208 x 8176: 0.662 / 0.699 / 0.786 (copy_tuned on 8208 x 8176: 0.727);
+/// 2-byte 11583 x 11585 / 10007 x 7001: 0.762 / 0.778; fp32 8191 x 8193 / 10007 x 7001: 0.867 /
+/// 0.866; fp64 5791 x 5793 / 10007 x 7001: 0.895 / 0.880; 16-byte 4095 x 4097 / 3001 x 7001:
+/// 0.942 / 0.936 (copy_tuned: 0.909 / 0.906).
 template <int E>
 void launch_tuned_or_skinny(const copy_args& a, cudaStream_t stream) {
   using policy = copy_tuned_policy<E>;
