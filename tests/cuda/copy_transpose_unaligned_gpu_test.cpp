@@ -1,10 +1,11 @@
-// copy_unaligned (src/cuda/copy_transpose_unaligned.cu) called directly, against the host
-// reference on random data: odd dimensions, padded rows, misaligned base pointers, batches,
-// shapes smaller and larger than a tile; poisoned destinations (gaps between rows and matrices
-// must stay poisoned).
+// copy_unaligned (src/cuda/copy_transpose_unaligned_kernel.cuh) called directly, against the
+// host reference on random data: odd dimensions, padded rows, misaligned base pointers,
+// destination rows starting anywhere in a 32-byte sector, batches, shapes smaller and larger
+// than a tile; poisoned destinations (gaps between rows and matrices must stay poisoned).
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <iterator>
 #include <random>
 #include <vector>
 
@@ -22,7 +23,7 @@ struct unaligned_case {
   std::size_t src_offset = 0, dst_offset = 0;  // bytes past a 256-byte aligned allocation
 };
 
-constexpr int unaligned_element_sizes[] = {1, 2, 4, 8};
+constexpr int unaligned_element_sizes[] = {1, 2, 4, 8, 16};
 
 void check_unaligned(const unaligned_case& c, std::uint64_t seed) {
   const std::int64_t lda = c.lda ? c.lda : c.cols, ldb = c.ldb ? c.ldb : c.rows;
@@ -106,8 +107,9 @@ TEST(GpuCopyUnaligned, BatchedWithStrides) {
 TEST(GpuCopyUnaligned, RandomShapes) {
   XPOSE_REQUIRE_GPU();
   std::mt19937_64 rng(4242);
-  for (int i = 0; i < 24; ++i) {
-    const int e = unaligned_element_sizes[i % 4];
+  constexpr int sizes = static_cast<int>(std::size(unaligned_element_sizes));
+  for (int i = 0; i < 5 * sizes; ++i) {
+    const int e = unaligned_element_sizes[i % sizes];
     const std::int64_t rows = 1 + static_cast<std::int64_t>(rng() % 3000);
     const std::int64_t cols = 1 + static_cast<std::int64_t>(rng() % 3000);
     check_unaligned({rows, cols, e, cols + static_cast<std::int64_t>(rng() % 5),
