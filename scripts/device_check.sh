@@ -5,7 +5,8 @@
 # copy and to cuBLAS geam in the same run) and the PyTorch peer. Logs go under $OUT; a short
 # table is printed last.
 #   usage: scripts/device_check.sh [build-dir]     (default build-cuda; OUT defaults to ./device-out)
-#   TUNE=1 also times the candidate tile policies (scripts/device_tune_policies.cu).
+#   TUNE=1 also times the candidate tile policies (scripts/device_tune_policies.cu); TUNE=odd
+#   times only its odd-shape and edge-shape part (copy_unaligned policies, the dispatch).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 BUILD=${1:-build-cuda}
@@ -48,7 +49,11 @@ done
 if [[ -n ${TUNE:-} ]]; then
   nvcc -std=c++17 -O3 -arch=sm_90 -Iinclude -Isrc scripts/device_tune_policies.cu \
     "$BUILD/libxpose.a" -o "$BUILD/device_tune" >>"$OUT/build.log" 2>&1
-  timeout 200 "$BUILD/device_tune" >"$OUT/device_tune.log" 2>&1
+  if [[ $TUNE == odd ]]; then
+    timeout 200 "$BUILD/device_tune" --odd-only >"$OUT/device_tune.log" 2>&1
+  else
+    timeout 200 "$BUILD/device_tune" >"$OUT/device_tune.log" 2>&1
+  fi
   note "device_tune: rc $?"
 fi
 timeout 400 "$BUILD/tools/xpose/xpose" bench --device cuda --json-file "$OUT/xpose_bench.json" \
@@ -63,5 +68,5 @@ echo
 echo "===== summary ====="
 printf '%s\n' "${summary[@]}"
 cat "$OUT/xpose_bench.log"
-[[ -f $OUT/device_tune.log ]] && grep "^tune" "$OUT/device_tune.log"
+[[ -f $OUT/device_tune.log ]] && grep -v "^  copy_unaligned" "$OUT/device_tune.log"
 [[ -f $OUT/torch.log ]] && tail -n 25 "$OUT/torch.log"

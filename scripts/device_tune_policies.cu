@@ -5,7 +5,8 @@
 // policies of copy_unaligned and the copy_tuned dispatch, and shapes whose tiles are cut by the
 // edges time the dispatch; every output (random data, poisoned destination) is checked byte
 // for byte against copy_multi_element's. `--odd-only` skips the copy_tuned policy sweep.
-// `--profile` runs the dispatch once on two odd shapes (for ncu).
+// `--profile` runs the dispatch once on 10007 x 7001 for 1-, 2-, 4- and 8-byte elements (for
+// ncu).
 // Build: nvcc -std=c++17 -O3 -arch=sm_90 -Iinclude -Isrc device_tune_policies.cu libxpose.a
 #include <cuda_runtime.h>
 
