@@ -1,5 +1,5 @@
-// Device-machine tuning sweep (run by scripts/device_check.sh with TUNE=1): times candidate
-// tile policies of copy_tuned per element size on 16-byte aligned shapes, as ratios to a
+// Device-machine tuning sweep (run by scripts/device_check.sh with TUNE=1 or TUNE=odd): times
+// candidate tile policies of copy_tuned per element size on 16-byte aligned shapes, as ratios to a
 // device-to-device copy of the same bytes (CUDA events, median of 7). The winners go into
 // src/cuda/copy_transpose_policy.hpp. Odd shapes (rows not 16-byte aligned) time candidate
 // policies of copy_unaligned and the copy_tuned dispatch, and shapes whose tiles are cut by the
