@@ -141,6 +141,10 @@ std::string plan::describe() const {
     if (s.tile > 0) out << ", tile " << s.tile;
     if (s.fused_with_next) out << ", fused with the next stage slab by slab";
     out << ", " << passes_text(s.passes) << "\n";
+#ifdef XPOSE_HAVE_CUDA
+    if (p.options.target == device::cuda)
+      out << "    kernel: " << detail::cuda::kernel_text(s) << "\n";
+#endif
   }
   out << "  workspace: " << human_bytes(static_cast<double>(p.workspace_bytes));
   if (matrix_bytes > 0) {

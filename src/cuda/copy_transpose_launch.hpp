@@ -23,7 +23,12 @@ struct copy_args {
 /// Whether every row and matrix of a batch at `base` starts on a multiple of `alignment` bytes.
 bool rows_aligned(const void* base, std::int64_t ld, std::int64_t stride, std::int64_t batch,
                   int elem_bytes, int alignment);
-/// copy_tuned: Hopper-tuned tiles, 16-byte accesses, policy per element size.
+/// What launch_copy_tuned runs: the slab kernels (a side shorter than copy_tuned's tile),
+/// copy_tuned's tiles (source rows on 16 bytes, destination rows on 32), or copy_unaligned.
+enum class copy_kernel { skinny, tuned, unaligned };
+copy_kernel choose_copy_kernel(const copy_args& a, int word_bytes);
+/// copy_tuned: Hopper-tuned tiles, 16-byte accesses, policy per element size; runs the kernel
+/// choose_copy_kernel names.
 void launch_copy_tuned(const copy_args& a, int word_bytes, cudaStream_t stream);
 /// copy_unaligned: rows of any alignment, still with 16-byte global accesses and whole 32-byte
 /// destination sectors; word_bytes 1, 2, 4, 8 or 16. Any shape.

@@ -2,8 +2,8 @@
 // thread", with 16-byte loads and stores and a swizzled shared-memory tile; see
 // shared_tile_transpose.cuh and copy_transpose_tuned_kernel.cuh). The launcher picks the
 // policy of the element size (copy_transpose_policy.hpp) at run time. Assumes element-aligned
-// pointers. Skinny shapes (a side shorter than the tile) go to copy_transpose_skinny.cu, rows
-// not 16-byte aligned to copy_transpose_unaligned.cu (see launch_tuned_or_skinny).
+// pointers. Skinny shapes (a side shorter than the tile) go to copy_transpose_skinny.cu, other
+// row alignments to copy_transpose_unaligned_kernel.cuh (see choose_copy_kernel).
 #include <cstdint>
 
 #include "cuda/copy_transpose_launch.hpp"
@@ -32,35 +32,62 @@ namespace {
 /// 0.866; fp64 5791 x 5793 / 10007 x 7001: 0.895 / 0.880; 16-byte 4095 x 4097 / 3001 x 7001:
 /// 0.942 / 0.936 (copy_tuned: 0.909 / 0.906).
 template <int E>
-void launch_tuned_or_skinny(const copy_args& a, cudaStream_t stream) {
+copy_kernel choose_for(const copy_args& a) {
   using policy = copy_tuned_policy<E>;
-  if (a.rows < policy::tile_rows || a.cols < policy::tile_bytes / E)
-    return launch_copy_skinny(a, E, stream);
+  if (a.rows < policy::tile_rows || a.cols < policy::tile_bytes / E) return copy_kernel::skinny;
   // copy_tuned's tiles write whole 32-byte sectors only when every destination row starts on
   // one; sector halves written by different tiles cost the L2 far more than their bytes.
   const bool aligned = rows_aligned(a.src, a.lda, a.src_stride, a.batch, E, 16) &&
                        rows_aligned(a.dst, a.ldb, a.dst_stride, a.batch, E, 32);
-  if (!aligned) return launch_copy_unaligned(a, E, stream);
-  launch_tuned_with<E, policy>(a, stream);
+  return aligned ? copy_kernel::tuned : copy_kernel::unaligned;
+}
+
+[[noreturn]] void bad_word(int word_bytes) {
+  throw error(status::internal_error,
+              "copy_tuned: word size " + std::to_string(word_bytes) + " is not 1, 2, 4, 8 or 16");
 }
 
 }  // namespace
 
-void launch_copy_tuned(const copy_args& a, int word_bytes, cudaStream_t stream) {
+copy_kernel choose_copy_kernel(const copy_args& a, int word_bytes) {
   switch (word_bytes) {
     case 1:
-      return launch_tuned_or_skinny<1>(a, stream);
+      return choose_for<1>(a);
     case 2:
-      return launch_tuned_or_skinny<2>(a, stream);
+      return choose_for<2>(a);
     case 4:
-      return launch_tuned_or_skinny<4>(a, stream);
+      return choose_for<4>(a);
     case 8:
-      return launch_tuned_or_skinny<8>(a, stream);
+      return choose_for<8>(a);
     case 16:
-      return launch_tuned_or_skinny<16>(a, stream);
+      return choose_for<16>(a);
     default:
-      throw error(status::internal_error, "copy_tuned: word size " + std::to_string(word_bytes) +
-                                              " is not 1, 2, 4, 8 or 16");
+      bad_word(word_bytes);
+  }
+}
+
+void launch_copy_tuned(const copy_args& a, int word_bytes, cudaStream_t stream) {
+  switch (choose_copy_kernel(a, word_bytes)) {
+    case copy_kernel::skinny:
+      return launch_copy_skinny(a, word_bytes, stream);
+    case copy_kernel::unaligned:
+      return launch_copy_unaligned(a, word_bytes, stream);
+    case copy_kernel::tuned:
+      break;
+  }
+  switch (word_bytes) {
+    case 1:
+      return launch_tuned_with<1, copy_tuned_policy<1>>(a, stream);
+    case 2:
+      return launch_tuned_with<2, copy_tuned_policy<2>>(a, stream);
+    case 4:
+      return launch_tuned_with<4, copy_tuned_policy<4>>(a, stream);
+    case 8:
+      return launch_tuned_with<8, copy_tuned_policy<8>>(a, stream);
+    case 16:
+      return launch_tuned_with<16, copy_tuned_policy<16>>(a, stream);
+    default:
+      bad_word(word_bytes);
   }
 }
 

@@ -63,6 +63,46 @@ std::size_t prepare(plan_data& plan) {
   return 0;
 }
 
+std::string kernel_text(const stage& s) {
+  const int w = word_bytes_for(s.super_bytes, {});
+  const std::int64_t k = static_cast<std::int64_t>(s.super_bytes) / w;
+  const std::string words = " (pointers aligned to " + std::to_string(w) + " bytes)";
+  if (k != 1)
+    return std::string(s.kind == stage_kind::square_swap ? "super-element tile swap"
+                                                         : "super-element transpose") +
+           ", each " + std::to_string(s.super_bytes) + "-byte element as " + std::to_string(k) +
+           " words of " + std::to_string(w) + " bytes" + words;
+  if (s.kind == stage_kind::square_swap)
+    return s.variant == route::square_naive
+               ? "square_naive, one thread per element pair"
+               : "square_tile_swap, tile pairs through shared memory: 16-byte vector paths when "
+                 "every row starts on 16 bytes, rows shifted in shared memory otherwise" +
+                     words;
+  if (s.variant != route::automatic && s.variant != route::copy_tuned)
+    return std::string(to_string(s.variant)) + ", the seed slides' kernel";
+  copy_args a;  // null pointers: the best alignment the leading dimensions allow
+  a.batch = s.batch;
+  a.rows = s.rows;
+  a.cols = s.cols;
+  a.lda = s.lda;
+  a.ldb = s.ldb;
+  a.src_stride = s.src_batch_stride;
+  a.dst_stride = s.dst_batch_stride;
+  switch (choose_copy_kernel(a, w)) {
+    case copy_kernel::skinny:
+      return "skinny slabs, a side being shorter than copy_tuned's tile" + words;
+    case copy_kernel::tuned:
+      return "copy_tuned tiles when the source is 16-byte and the destination 32-byte aligned "
+             "at execute, else copy_unaligned" +
+             words;
+    case copy_kernel::unaligned:
+      break;
+  }
+  return "copy_unaligned, the leading dimensions leaving rows unaligned: rows shifted in "
+         "registers, whole 32-byte destination sectors" +
+         words;
+}
+
 std::shared_ptr<void> allocate_workspace(std::size_t bytes) {
   if (bytes == 0) return nullptr;
   void* memory = nullptr;

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstddef>
+#include <string>
 
 #include "plan/plan_data.hpp"
 
@@ -12,6 +13,10 @@ namespace xpose::detail::cuda {
 std::size_t prepare(plan_data& plan);
 /// Allocates `bytes` of device memory owned by the returned pointer (nullptr for 0 bytes).
 std::shared_ptr<void> allocate_workspace(std::size_t bytes);
+/// The kernel a stage runs, in words, for plan::describe(): element sizes become machine words
+/// and the copy kernel depends on the pointers' alignment, so the text names the pointers it
+/// assumes.
+std::string kernel_text(const stage& s);
 /// Runs the plan on plan.options.stream; never allocates, never synchronizes.
 void execute_inplace(const plan_data& plan, void* data);
 void execute_copy(const plan_data& plan, const void* src, void* dst);

@@ -194,6 +194,38 @@ TEST(Plans, DescribeNamesRouteStagesAndWorkspace) {
   EXPECT_TRUE(data == original);
 }
 
+// GPU plans are made without touching the device, so their description is checked here too.
+TEST(Plans, DescribeNamesTheGpuKernel) {
+  if (!xpose::built_with_cuda()) GTEST_SKIP() << "built without CUDA";
+  xpose::plan_options gpu;
+  gpu.target = xpose::device::cuda;
+  const auto kernel_line = [&](const xpose::plan& p) {
+    const std::string text = p.describe();
+    const std::size_t at = text.find("    kernel: ");
+    return at == std::string::npos ? text : text.substr(at, text.find('\n', at) - at);
+  };
+  const std::string aligned = kernel_line(xpose::plan_copy(dense(8192, 8192, 4), 0, 0, gpu));
+  EXPECT_NE(aligned.find("kernel: copy_tuned tiles"), std::string::npos) << aligned;
+  EXPECT_NE(aligned.find("(pointers aligned to 4 bytes)"), std::string::npos) << aligned;
+  EXPECT_NE(kernel_line(xpose::plan_copy(dense(10007, 7001, 4), 0, 0, gpu)).find("copy_unaligned"),
+            std::string::npos);
+  // 1-byte rows of 8208 bytes start 16 bytes into a 32-byte sector: copy_unaligned.
+  EXPECT_NE(kernel_line(xpose::plan_copy(dense(8176, 8208, 1), 0, 0, gpu)).find("copy_unaligned"),
+            std::string::npos);
+  EXPECT_NE(kernel_line(xpose::plan_copy(dense(32, 100000, 2), 0, 0, gpu)).find("skinny slabs"),
+            std::string::npos);
+  const std::string twelve = kernel_line(xpose::plan_copy(dense(300, 500, 12), 0, 0, gpu));
+  EXPECT_NE(twelve.find("12-byte element as 3 words of 4 bytes"), std::string::npos) << twelve;
+  EXPECT_NE(kernel_line(xpose::plan_inplace(dense(4096, 4096, 8), gpu)).find("square_tile_swap"),
+            std::string::npos);
+  xpose::plan_options naive = gpu;
+  naive.forced_route = xpose::route::copy_naive;
+  EXPECT_NE(kernel_line(xpose::plan_copy(dense(64, 64, 4), 0, 0, naive)).find("copy_naive"),
+            std::string::npos);
+  // CPU plans name no GPU kernel.
+  EXPECT_EQ(xpose::plan_copy(dense(64, 64, 4)).describe().find("    kernel: "), std::string::npos);
+}
+
 TEST(Plans, ConcurrentExecutionsOfOnePlanAreSerialized) {
   // 4999 x 3001 takes the row/column route, whose workspace holds a lookup table.
   const std::int64_t rows = 4999, cols = 3001;
