@@ -32,6 +32,21 @@ int word_bytes_for(std::size_t elem_size, std::initializer_list<const void*> poi
   return w;
 }
 
+/// The out-of-place stage `s` from `src` to `dst`, in elements of its super_bytes.
+copy_args copy_args_of(const stage& s, const void* src, void* dst) {
+  copy_args a;
+  a.src = src;
+  a.dst = dst;
+  a.batch = s.batch;
+  a.rows = s.rows;
+  a.cols = s.cols;
+  a.lda = s.lda;
+  a.ldb = s.ldb;
+  a.src_stride = s.src_batch_stride;
+  a.dst_stride = s.dst_batch_stride;
+  return a;
+}
+
 cudaStream_t stream_of(const plan_data& plan) {
   return static_cast<cudaStream_t>(plan.options.stream);
 }
@@ -80,15 +95,8 @@ std::string kernel_text(const stage& s) {
                      words;
   if (s.variant != route::automatic && s.variant != route::copy_tuned)
     return std::string(to_string(s.variant)) + ", the seed slides' kernel";
-  copy_args a;  // null pointers: the best alignment the leading dimensions allow
-  a.batch = s.batch;
-  a.rows = s.rows;
-  a.cols = s.cols;
-  a.lda = s.lda;
-  a.ldb = s.ldb;
-  a.src_stride = s.src_batch_stride;
-  a.dst_stride = s.dst_batch_stride;
-  switch (choose_copy_kernel(a, w)) {
+  // Null pointers: the best alignment the leading dimensions allow.
+  switch (choose_copy_kernel(copy_args_of(s, nullptr, nullptr), w)) {
     case copy_kernel::skinny:
       return "skinny slabs, a side being shorter than copy_tuned's tile" + words;
     case copy_kernel::tuned:
@@ -136,16 +144,7 @@ void execute_copy(const plan_data& plan, const void* src, void* dst) {
       throw error(status::internal_error, "GPU out-of-place plan holds an in-place stage");
     const int w = word_bytes_for(s.super_bytes, {src, dst});
     const std::int64_t k = static_cast<std::int64_t>(s.super_bytes) / w;
-    copy_args a;
-    a.src = src;
-    a.dst = dst;
-    a.batch = s.batch;
-    a.rows = s.rows;
-    a.cols = s.cols;
-    a.lda = s.lda;
-    a.ldb = s.ldb;
-    a.src_stride = s.src_batch_stride;
-    a.dst_stride = s.dst_batch_stride;
+    const copy_args a = copy_args_of(s, src, dst);
     if (k != 1) {
       launch_copy_super_elements(a, w, k, stream_of(plan));
     } else if (s.variant == route::copy_tuned || s.variant == route::automatic) {
