@@ -2,9 +2,10 @@
 // candidate tile policies of copy_tuned per element size on 16-byte aligned shapes, as ratios to a
 // device-to-device copy of the same bytes (CUDA events, median of 7). The winners go into
 // src/cuda/copy_transpose_policy.hpp. Odd shapes (rows not 16-byte aligned) time candidate
-// policies of copy_unaligned and the copy_tuned dispatch, and shapes whose tiles are cut by the
-// edges time the dispatch; every output (random data, poisoned destination) is checked byte
-// for byte against copy_multi_element's. `--odd-only` skips the copy_tuned policy sweep.
+// policies of copy_unaligned (1-, 2-, 4-byte elements), copy_sectors (8, 16) and the dispatch, and
+// shapes whose tiles are cut by the edges time the dispatch; every output (random data, poisoned
+// destination) is checked byte for byte against copy_multi_element's. `--odd-only` skips the
+// copy_tuned policy sweep.
 // `--profile` runs the dispatch once on 10007 x 7001 for 1-, 2-, 4- and 8-byte elements (for
 // ncu).
 // Build: nvcc -std=c++17 -O3 -arch=sm_90 -Iinclude -Isrc device_tune_policies.cu libxpose.a
@@ -17,6 +18,7 @@
 #include <vector>
 
 #include "cuda/copy_transpose_policy.hpp"
+#include "cuda/copy_transpose_sectors_kernel.cuh"
 #include "cuda/copy_transpose_tuned_kernel.cuh"
 #include "cuda/copy_transpose_unaligned_kernel.cuh"
 
@@ -120,13 +122,22 @@ void timed_candidate(const char* name, std::int64_t bytes, float copy, F&& launc
   std::fflush(stdout);
 }
 
-template <int E, class P>
-void unaligned_candidate(std::int64_t rows, std::int64_t cols, float copy) {
+template <int E, int B, int W, int T, int M>
+void odd_candidate(std::int64_t rows, std::int64_t cols, float copy, unaligned_policy<B, W, T, M>) {
   char name[96];
-  std::snprintf(name, sizeof name, "copy_unaligned B%d W%d T%d minb %d", P::row_blocks,
-                P::tile_bytes, P::threads, P::min_blocks);
+  std::snprintf(name, sizeof name, "copy_unaligned B%d W%d T%d minb %d", B, W, T, M);
   const copy_args a = dense(rows, cols, buf_b);
-  timed_candidate(name, rows * cols * E, copy, [&] { launch_unaligned_with<E, P>(a, nullptr); });
+  timed_candidate(name, rows * cols * E, copy,
+                  [&] { launch_unaligned_with<E, unaligned_policy<B, W, T, M>>(a, nullptr); });
+}
+
+template <int E, int R, int C, int T, int M>
+void odd_candidate(std::int64_t rows, std::int64_t cols, float copy, sectors_policy<R, C, T, M>) {
+  char name[96];
+  std::snprintf(name, sizeof name, "copy_sectors R%d C%d T%d minb %d", R, C, T, M);
+  const copy_args a = dense(rows, cols, buf_b);
+  timed_candidate(name, rows * cols * E, copy,
+                  [&] { launch_sectors_with<E, sectors_policy<R, C, T, M>>(a, nullptr); });
 }
 
 /// One shape: the reference (copy_multi_element) into buf_c, then the copy_tuned dispatch and
@@ -143,7 +154,7 @@ void shape_sweep(std::int64_t rows, std::int64_t cols) {
   const copy_args a = dense(rows, cols, buf_b);
   timed_candidate("launch_copy_tuned dispatch", bytes, copy,
                   [&] { launch_copy_tuned(a, E, nullptr); });
-  (unaligned_candidate<E, P>(rows, cols, copy), ...);
+  (odd_candidate<E>(rows, cols, copy, P{}), ...);
 }
 
 }  // namespace
@@ -181,20 +192,16 @@ int main(int argc, char** argv) {
         4096, 4096);
   }
   for (auto [r, c] : {std::pair{16383, 16385}, {10007, 7001}, {8208, 8176}})
-    shape_sweep<1, unaligned_policy<8, 128, 256, 3>, unaligned_policy<16, 128, 256, 2>,
-                unaligned_policy<8, 128, 256, 4>>(r, c);
+    shape_sweep<1, unaligned_policy<4, 128, 128, 6>, unaligned_policy<8, 128, 256, 3>>(r, c);
   for (auto [r, c] : {std::pair{11583, 11585}, {10007, 7001}})
-    shape_sweep<2, unaligned_policy<16, 128, 256, 3>, unaligned_policy<32, 128, 256, 2>,
-                unaligned_policy<8, 256, 256, 3>>(r, c);
+    shape_sweep<2, unaligned_policy<8, 128, 128, 8>, unaligned_policy<8, 128, 128, 6>>(r, c);
   for (auto [r, c] : {std::pair{8191, 8193}, {10007, 7001}})
-    shape_sweep<4, unaligned_policy<16, 256, 256, 3>, unaligned_policy<32, 256, 256, 2>,
-                unaligned_policy<16, 128, 256, 4>>(r, c);
+    shape_sweep<4, unaligned_policy<16, 128, 128, 6>, unaligned_policy<16, 128, 128, 8>,
+                unaligned_policy<8, 128, 128, 8>>(r, c);
   for (auto [r, c] : {std::pair{5791, 5793}, {10007, 7001}})
-    shape_sweep<8, unaligned_policy<16, 256, 256, 4>, unaligned_policy<32, 256, 256, 2>,
-                unaligned_policy<16, 512, 256, 3>>(r, c);
+    shape_sweep<8, sectors_policy<32, 32, 128, 8>, sectors_policy<32, 32, 128, 6>>(r, c);
   for (auto [r, c] : {std::pair{4095, 4097}, {3001, 7001}})
-    shape_sweep<16, unaligned_policy<32, 512, 256, 3>, unaligned_policy<16, 512, 256, 4>,
-                unaligned_policy<64, 512, 256, 2>>(r, c);
+    shape_sweep<16, sectors_policy<32, 32, 256, 2>, sectors_policy<32, 32, 128, 5>>(r, c);
   // Rows 16-byte aligned on both sides (destination rows on 32 bytes): copy_tuned.
   shape_sweep<1>(8192, 8192);
   shape_sweep<2>(8208, 8176);

@@ -24,15 +24,19 @@ struct copy_args {
 bool rows_aligned(const void* base, std::int64_t ld, std::int64_t stride, std::int64_t batch,
                   int elem_bytes, int alignment);
 /// What launch_copy_tuned runs: the slab kernels (a side shorter than copy_tuned's tile),
-/// copy_tuned's tiles (source rows on 16 bytes, destination rows on 32), or copy_unaligned.
-enum class copy_kernel { skinny, tuned, unaligned };
+/// copy_tuned's tiles (source rows on 16 bytes, destination rows on 32), or for other rows
+/// copy_unaligned (1-, 2- and 4-byte words) or copy_sectors (8 and 16 bytes).
+enum class copy_kernel { skinny, tuned, unaligned, sectors };
 copy_kernel choose_copy_kernel(const copy_args& a, int word_bytes);
 /// copy_tuned: Hopper-tuned tiles, 16-byte accesses, policy per element size; runs the kernel
 /// choose_copy_kernel names.
 void launch_copy_tuned(const copy_args& a, int word_bytes, cudaStream_t stream);
 /// copy_unaligned: rows of any alignment, still with 16-byte global accesses and whole 32-byte
-/// destination sectors; word_bytes 1, 2, 4, 8 or 16. Any shape.
+/// destination sectors; word_bytes 1, 2 or 4. Any shape.
 void launch_copy_unaligned(const copy_args& a, int word_bytes, cudaStream_t stream);
+/// copy_sectors: rows of any alignment, one element per lane and whole 32-byte destination
+/// sectors; word_bytes 8 or 16. Any shape.
+void launch_copy_sectors(const copy_args& a, int word_bytes, cudaStream_t stream);
 /// Skinny matrices (the short side below 128): one block per slab of the long side.
 void launch_copy_skinny(const copy_args& a, int word_bytes, cudaStream_t stream);
 /// The seed slides' progression: copy_naive, copy_shared_tiles, copy_padded_tiles,
@@ -58,6 +62,17 @@ void launch_square_swap(const square_args& a, int word_bytes, std::int64_t words
 inline unsigned grid_for(std::int64_t work_items) {
   const std::int64_t cap = 0x7fffffff;
   return static_cast<unsigned>(work_items < cap ? (work_items > 0 ? work_items : 1) : cap);
+}
+
+/// The grid of kernels that take one column of tile_rows x tile_cols tiles per block column:
+/// x = tiles across, y = tiles down and z = matrices of the batch, y and z capped at 65535 (the
+/// kernels loop over the rest), so no kernel divides to find its tile.
+inline dim3 tile_grid(const copy_args& a, int tile_rows, int tile_cols) {
+  constexpr std::int64_t cap = 65535;
+  const std::int64_t down = (a.rows + tile_rows - 1) / tile_rows;
+  const std::int64_t across = (a.cols + tile_cols - 1) / tile_cols;
+  return dim3(static_cast<unsigned>(across), static_cast<unsigned>(down < cap ? down : cap),
+              static_cast<unsigned>(a.batch < cap ? a.batch : cap));
 }
 
 }  // namespace xpose::detail::cuda

@@ -1,6 +1,6 @@
-// Tuning policies of copy_tuned, square_tile_swap and copy_unaligned, one per element size, as
-// data (CUB style): tile rows, tile width in bytes, threads per block. Chosen for the H100 (sm_90)
-// from the sweep of scripts/device_tune_policies.cu (ratios to a device-to-device copy,
+// Tuning policies of copy_tuned, square_tile_swap, copy_unaligned and copy_sectors, one per element
+// size, as data (CUB style): tile rows, tile width in bytes, threads per block. Chosen for the H100
+// (sm_90) from the sweep of scripts/device_tune_policies.cu (ratios to a device-to-device copy,
 // 2026-11-23): tiles of 8-16 KiB give each thread two to four 16-byte loads in flight; tile widths
 // are whole 128-byte lines on both the read and the write side. Most candidates land within 0.02 of
 // each other; 32-row 128-byte tiles for 4-byte elements (0.79-0.83) and 16-row ones for 8-byte
@@ -49,10 +49,10 @@ template <>
 struct square_tile_policy<16> : tile_policy<32, 512, 256, 3> {};
 
 /// copy_unaligned (rows of any alignment): B row blocks of 16 / E rows, W bytes per tile row,
-/// THREADS per block, MIN_BLOCKS resident blocks per SM asked of ptxas. From the sweep of
-/// scripts/device_tune_policies.cu --odd-only on the H100 (2026-11-23): the candidates of each
-/// element size land within 0.01-0.03 of each other, except 4 blocks per SM for 1-byte
-/// elements (0.55-0.66, spills) and 32 row blocks for 8-byte ones (0.76-0.77).
+/// THREADS per block, MIN_BLOCKS resident blocks per SM asked of ptxas. From the sweeps of
+/// scripts/device_tune_policies.cu --odd-only on the H100 (2026-11-23): blocks of 128 threads
+/// with small tiles beat 256 threads by 0.04-0.06 x copy for 2- and 4-byte elements (more blocks
+/// in flight between barriers); 1-byte tiles of 4 and 8 row blocks land within 0.02.
 template <int B, int W, int THREADS, int MIN_BLOCKS>
 struct unaligned_policy {
   static constexpr int row_blocks = B, tile_bytes = W, threads = THREADS, min_blocks = MIN_BLOCKS;
@@ -60,14 +60,24 @@ struct unaligned_policy {
 template <int E>
 struct copy_unaligned_policy;
 template <>
-struct copy_unaligned_policy<1> : unaligned_policy<8, 128, 256, 3> {};
+struct copy_unaligned_policy<1> : unaligned_policy<4, 128, 128, 6> {};
 template <>
-struct copy_unaligned_policy<2> : unaligned_policy<16, 128, 256, 3> {};
+struct copy_unaligned_policy<2> : unaligned_policy<8, 128, 128, 8> {};
 template <>
-struct copy_unaligned_policy<4> : unaligned_policy<16, 256, 256, 3> {};
+struct copy_unaligned_policy<4> : unaligned_policy<16, 128, 128, 6> {};
+
+/// copy_sectors (rows of any alignment, element-wide accesses): R source rows x C columns per
+/// tile, THREADS per block, MIN_BLOCKS resident blocks per SM asked of ptxas. From the same
+/// sweeps: 32 x 32 tiles; larger ones (64 x 32, 32 x 64) ran at 0.64-0.82.
+template <int R, int C, int THREADS, int MIN_BLOCKS>
+struct sectors_policy {
+  static constexpr int tile_rows = R, tile_cols = C, threads = THREADS, min_blocks = MIN_BLOCKS;
+};
+template <int E>
+struct copy_sectors_policy;
 template <>
-struct copy_unaligned_policy<8> : unaligned_policy<16, 256, 256, 4> {};
+struct copy_sectors_policy<8> : sectors_policy<32, 32, 128, 8> {};
 template <>
-struct copy_unaligned_policy<16> : unaligned_policy<32, 512, 256, 3> {};
+struct copy_sectors_policy<16> : sectors_policy<32, 32, 256, 2> {};
 
 }  // namespace xpose::detail::cuda

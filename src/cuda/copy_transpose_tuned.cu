@@ -24,13 +24,11 @@ namespace {
 /// A side shorter than the policy's tile would leave most of each tile empty: such skinny
 /// shapes go to the slab kernels of copy_transpose_skinny.cu. copy_tuned takes source rows on
 /// 16 bytes and destination rows on 32 bytes; everything else (odd dimensions, and e.g. 1-byte
-/// 8208 x 8176 or 16-byte 4095 x 4097 whose destination rows start mid-sector) goes to
-/// copy_unaligned, which writes whole 32-byte sectors. Ratios to a copy on the H100
-/// (scripts/device_tune_policies.cu --odd-only, 2026-11-23): copy_unaligned 1-byte 16383 x 16385
-/// / 10007 x 7001 / 8208 x 8176: 0.662 / 0.699 / 0.786 (copy_tuned on 8208 x 8176: 0.727);
-/// 2-byte 11583 x 11585 / 10007 x 7001: 0.762 / 0.778; fp32 8191 x 8193 / 10007 x 7001: 0.867 /
-/// 0.866; fp64 5791 x 5793 / 10007 x 7001: 0.895 / 0.880; 16-byte 4095 x 4097 / 3001 x 7001:
-/// 0.942 / 0.936 (copy_tuned: 0.909 / 0.906).
+/// 8208 x 8176 or 16-byte 4095 x 4097 whose destination rows start mid-sector) goes to a kernel
+/// that writes whole 32-byte sectors: copy_unaligned (16-byte accesses, rows shifted in
+/// registers) for 1-, 2- and 4-byte elements, copy_sectors (one element per lane) for 8- and
+/// 16-byte ones, where it was faster. Ratios to a copy on the H100
+/// (scripts/device_tune_policies.cu --odd-only, 2026-11-23): see docs/performance.md.
 template <int E>
 copy_kernel choose_for(const copy_args& a) {
   using policy = copy_tuned_policy<E>;
@@ -39,7 +37,8 @@ copy_kernel choose_for(const copy_args& a) {
   // one; sector halves written by different tiles cost the L2 far more than their bytes.
   const bool aligned = rows_aligned(a.src, a.lda, a.src_stride, a.batch, E, 16) &&
                        rows_aligned(a.dst, a.ldb, a.dst_stride, a.batch, E, 32);
-  return aligned ? copy_kernel::tuned : copy_kernel::unaligned;
+  if (aligned) return copy_kernel::tuned;
+  return E >= 8 ? copy_kernel::sectors : copy_kernel::unaligned;
 }
 
 [[noreturn]] void bad_word(int word_bytes) {
@@ -72,6 +71,8 @@ void launch_copy_tuned(const copy_args& a, int word_bytes, cudaStream_t stream) 
       return launch_copy_skinny(a, word_bytes, stream);
     case copy_kernel::unaligned:
       return launch_copy_unaligned(a, word_bytes, stream);
+    case copy_kernel::sectors:
+      return launch_copy_sectors(a, word_bytes, stream);
     case copy_kernel::tuned:
       break;
   }

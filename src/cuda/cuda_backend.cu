@@ -100,8 +100,13 @@ std::string kernel_text(const stage& s) {
     case copy_kernel::skinny:
       return "skinny slabs, a side being shorter than copy_tuned's tile" + words;
     case copy_kernel::tuned:
-      return "copy_tuned tiles when the source is 16-byte and the destination 32-byte aligned "
-             "at execute, else copy_unaligned" +
+      return std::string(
+                 "copy_tuned tiles when the source is 16-byte and the destination "
+                 "32-byte aligned at execute, else ") +
+             (w >= 8 ? "copy_sectors" : "copy_unaligned") + words;
+    case copy_kernel::sectors:
+      return "copy_sectors, the leading dimensions leaving rows unaligned: one element per "
+             "lane, whole 32-byte destination sectors" +
              words;
     case copy_kernel::unaligned:
       break;

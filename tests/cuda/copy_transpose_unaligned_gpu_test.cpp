@@ -1,7 +1,10 @@
-// copy_unaligned (src/cuda/copy_transpose_unaligned_kernel.cuh) called directly, against the
-// host reference on random data: odd dimensions, padded rows, misaligned base pointers,
+// The kernels for rows that do not start on 16 / 32 bytes, called directly: copy_unaligned
+// (src/cuda/copy_transpose_unaligned_kernel.cuh, 1-, 2- and 4-byte elements) and copy_sectors
+// (copy_transpose_sectors_kernel.cuh, 8- and 16-byte elements), against the host reference on
+// random data: odd dimensions, padded rows, misaligned base pointers,
 // destination rows starting anywhere in a 32-byte sector, batches, shapes smaller and larger
-// than a tile; poisoned destinations (gaps between rows and matrices must stay poisoned).
+// than a tile, more tile rows and matrices than the grid's y and z take; poisoned destinations
+// (gaps between rows and matrices must stay poisoned).
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -48,7 +51,10 @@ void check_unaligned(const unaligned_case& c, std::uint64_t seed) {
   a.ldb = ldb;
   a.src_stride = src_stride;
   a.dst_stride = dst_stride;
-  xpose::detail::cuda::launch_copy_unaligned(a, c.e, nullptr);
+  if (c.e >= 8)
+    xpose::detail::cuda::launch_copy_sectors(a, c.e, nullptr);
+  else
+    xpose::detail::cuda::launch_copy_unaligned(a, c.e, nullptr);
   ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
 
   std::vector<unsigned char> expected(dst_bytes, poison_byte);
@@ -102,6 +108,14 @@ TEST(GpuCopyUnaligned, BatchedWithStrides) {
     check_unaligned({257, 301, e, 303, 259, 3, 257 * 303 + 5, 301 * 259 + 7}, 200 + e);
     check_unaligned({5, 7, e, 0, 0, 40}, 300 + e);
   }
+}
+
+// Grid y and z stop at 65535: the kernels loop over the tile rows and matrices past them.
+TEST(GpuCopyUnaligned, MoreTileRowsAndMatricesThanTheGrid) {
+  XPOSE_REQUIRE_GPU();
+  check_unaligned({65535 * 64 + 77, 17, 1}, 501);  // copy_unaligned's 1-byte tiles: 64 rows
+  check_unaligned({65535 * 32 + 45, 3, 8}, 502);   // copy_sectors' tiles: 32 rows
+  for (int e : unaligned_element_sizes) check_unaligned({3, 5, e, 0, 0, 65535 + 9}, 503 + e);
 }
 
 TEST(GpuCopyUnaligned, RandomShapes) {
