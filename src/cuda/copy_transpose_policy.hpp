@@ -52,7 +52,9 @@ struct square_tile_policy<16> : tile_policy<32, 512, 256, 3> {};
 /// THREADS per block, MIN_BLOCKS resident blocks per SM asked of ptxas. From the sweeps of
 /// scripts/device_tune_policies.cu --odd-only on the H100 (2026-11-23): blocks of 128 threads
 /// with small tiles beat 256 threads by 0.04-0.06 x copy for 2- and 4-byte elements (more blocks
-/// in flight between barriers); 1-byte tiles of 4 and 8 row blocks land within 0.02.
+/// in flight between barriers); for 4-byte elements 256-byte tile rows (fewer partly used
+/// sectors per row segment) gained another 0.01 over 128-byte ones, 512-byte ones lost 0.07;
+/// 1-byte tiles of 4 and 8 row blocks land within 0.02.
 template <int B, int W, int THREADS, int MIN_BLOCKS>
 struct unaligned_policy {
   static constexpr int row_blocks = B, tile_bytes = W, threads = THREADS, min_blocks = MIN_BLOCKS;
@@ -64,7 +66,7 @@ struct copy_unaligned_policy<1> : unaligned_policy<4, 128, 128, 6> {};
 template <>
 struct copy_unaligned_policy<2> : unaligned_policy<8, 128, 128, 8> {};
 template <>
-struct copy_unaligned_policy<4> : unaligned_policy<16, 128, 128, 6> {};
+struct copy_unaligned_policy<4> : unaligned_policy<8, 256, 128, 8> {};
 
 /// copy_sectors (rows of any alignment, element-wide accesses): R source rows x C columns per
 /// tile, THREADS per block, MIN_BLOCKS resident blocks per SM asked of ptxas. From the same
