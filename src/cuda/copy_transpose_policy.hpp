@@ -64,9 +64,9 @@ struct copy_unaligned_policy;
 template <>
 struct copy_unaligned_policy<1> : unaligned_policy<4, 128, 128, 6> {};
 template <>
-struct copy_unaligned_policy<2> : unaligned_policy<8, 128, 128, 8> {};
+struct copy_unaligned_policy<2> : unaligned_policy<8, 128, 128, 7> {};
 template <>
-struct copy_unaligned_policy<4> : unaligned_policy<8, 256, 128, 8> {};
+struct copy_unaligned_policy<4> : unaligned_policy<8, 256, 128, 6> {};
 
 /// copy_sectors (rows of any alignment, element-wide accesses): R source rows x C columns per
 /// tile, THREADS per block, MIN_BLOCKS resident blocks per SM asked of ptxas. From the same

@@ -102,7 +102,10 @@ struct unaligned_tile {
   /// `src` into shared memory, logical byte b of local row r at byte_offset(r, b). `src_end`
   /// is one past the matrix's last source byte: covering chunks are read only before it, so no
   /// load leaves the caller's data. In a tile cut by the last column the bytes past the row's
-  /// end are read too (the next row's, or zero past `src_end`) and never stored.
+  /// end are read too (the next row's, or zero past `src_end`) and never stored. INSIDE: the
+  /// tile has all its rows and columns and rows below it (so every covering chunk lies before
+  /// `src_end`): no checks.
+  template <bool INSIDE>
   __device__ static void load(unsigned char* tile, const element* src, std::int64_t ld,
                               int rows_here, const unsigned char* src_end) {
     uint4 raw[load_steps], next_raw[load_steps];
@@ -115,7 +118,10 @@ struct unaligned_tile {
       shift[k] = static_cast<int>(reinterpret_cast<std::uintptr_t>(row_start) & 15);
       const uint4* aligned = reinterpret_cast<const uint4*>(row_start - shift[k]);
       raw[k] = next_raw[k] = make_uint4(0, 0, 0, 0);
-      if (r < rows_here) {
+      if (INSIDE) {
+        raw[k] = __ldcg(aligned + j);
+        if (j == chunks_per_row - 1 && shift[k] != 0) next_raw[k] = __ldcg(aligned + j + 1);
+      } else if (r < rows_here) {
         raw[k] = load_chunk_before(aligned + j, src_end);
         if (j == chunks_per_row - 1 && shift[k] != 0)
           next_raw[k] = load_chunk_before(aligned + j + 1, src_end);
@@ -127,7 +133,7 @@ struct unaligned_tile {
       const int r = idx / chunks_per_row, j = idx % chunks_per_row;
       const uint4 from_next_lane = shuffle_down(raw[k], chunks_per_row);
       if (j != chunks_per_row - 1) next_raw[k] = from_next_lane;
-      if (r < rows_here)
+      if (INSIDE || r < rows_here)
         *reinterpret_cast<uint4*>(tile + chunk_offset(r, j)) =
             funnel_shift_16(raw[k], next_raw[k], shift[k]);
     }
@@ -160,11 +166,12 @@ struct unaligned_tile {
   /// Chunk q of destination row `column` (tile column c): the 16 bytes starting q * 16 bytes
   /// after the row's first 32-byte boundary, i.e. tile rows first .. first + P-1 with
   /// first = to_sector / E + q * P; `lo` and `hi` hold the two row blocks around it.
+  template <bool INSIDE>
   __device__ static void store_chunk(element* column, int q, int to_sector_bytes, const uint4& lo,
                                      const uint4& hi, std::int64_t rows_left) {
     const int first_row = to_sector_bytes / E + q * P;
     const uint4 v = funnel_shift_16(lo, hi, to_sector_bytes & 15);
-    if (first_row + P <= rows_left)
+    if (INSIDE || first_row + P <= rows_left)
       __stcg(reinterpret_cast<uint4*>(column + first_row), v);
     else if (first_row < rows_left)
       store_elements(column + first_row, v, static_cast<int>(rows_left - first_row));
@@ -176,7 +183,9 @@ struct unaligned_tile {
   /// by neighbouring lanes of one store instruction: every sector leaves in one piece (halves
   /// of a sector written apart cost the L2 far more than their bytes). `rows_left` = source
   /// rows from the tile's first row to the matrix's end; `first_tile_row`: the tile starts at
-  /// row 0 and also writes the rows before each destination row's first boundary.
+  /// row 0 and also writes the rows before each destination row's first boundary. INSIDE: as
+  /// for load (every chunk whole, every column valid).
+  template <bool INSIDE>
   __device__ static void store_transposed(const unsigned char* tile, element* dst, std::int64_t ld,
                                           std::int64_t rows_left, int valid_cols,
                                           bool first_tile_row) {
@@ -210,8 +219,8 @@ struct unaligned_tile {
 #pragma unroll
       for (int j = 0; j < columns_per_word; ++j) {
         const int c = w * columns_per_word + j;
-        if (c < valid_cols)
-          store_chunk(dst + c * ld, q, to_sector(dst + c * ld), lo[j], hi[j], rows_left);
+        if (INSIDE || c < valid_cols)
+          store_chunk<INSIDE>(dst + c * ld, q, to_sector(dst + c * ld), lo[j], hi[j], rows_left);
       }
       if (first_tile_row && q == 0) {
 #pragma unroll
@@ -248,10 +257,17 @@ __global__ void __launch_bounds__(Policy::threads, Policy::min_blocks)
       const std::int64_t rows_left = rows - r0;
       const int rows_here =
           static_cast<int>(rows_left < tile_t::smem_rows ? rows_left : tile_t::smem_rows);
-      tile_t::load(tile, matrix + r0 * lda + c0, lda, rows_here, matrix_end);
-      __syncthreads();
-      tile_t::store_transposed(tile, dst + b * dst_stride + c0 * ldb + r0, ldb, rows_left,
-                               valid_cols, r0 == 0);
+      const element_t<E>* from = matrix + r0 * lda + c0;
+      element_t<E>* to = dst + b * dst_stride + c0 * ldb + r0;
+      if (rows_left > tile_t::smem_rows && valid_cols == tile_t::C) {
+        tile_t::template load<true>(tile, from, lda, rows_here, matrix_end);
+        __syncthreads();
+        tile_t::template store_transposed<true>(tile, to, ldb, rows_left, valid_cols, r0 == 0);
+      } else {
+        tile_t::template load<false>(tile, from, lda, rows_here, matrix_end);
+        __syncthreads();
+        tile_t::template store_transposed<false>(tile, to, ldb, rows_left, valid_cols, r0 == 0);
+      }
       __syncthreads();
     }
   }
