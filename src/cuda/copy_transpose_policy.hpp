@@ -54,7 +54,8 @@ struct square_tile_policy<16> : tile_policy<32, 512, 256, 3> {};
 /// with small tiles beat 256 threads by 0.04-0.06 x copy for 2- and 4-byte elements (more blocks
 /// in flight between barriers); for 4-byte elements 256-byte tile rows (fewer partly used
 /// sectors per row segment) gained another 0.01 over 128-byte ones, 512-byte ones lost 0.07;
-/// 1-byte tiles of 4 and 8 row blocks land within 0.02.
+/// 1-byte tiles of 4 row blocks x 128 threads and 8 row blocks x 256 threads land within 0.03
+/// of each other (run to run, either wins); more resident blocks than these spill.
 template <int B, int W, int THREADS, int MIN_BLOCKS>
 struct unaligned_policy {
   static constexpr int row_blocks = B, tile_bytes = W, threads = THREADS, min_blocks = MIN_BLOCKS;
@@ -62,7 +63,7 @@ struct unaligned_policy {
 template <int E>
 struct copy_unaligned_policy;
 template <>
-struct copy_unaligned_policy<1> : unaligned_policy<4, 128, 128, 6> {};
+struct copy_unaligned_policy<1> : unaligned_policy<8, 128, 256, 3> {};
 template <>
 struct copy_unaligned_policy<2> : unaligned_policy<8, 128, 128, 7> {};
 template <>

@@ -139,14 +139,17 @@ struct unaligned_tile {
     }
   }
 
-  /// Word w of local rows row0 .. row0 + P-1 as column vectors: out[j] holds tile column
-  /// w * columns_per_word + j of those rows.
+  /// Word w of local rows row0 .. row0 + P-1 (row0: the first row of a row block, so one
+  /// swizzle serves all P rows and the loads take immediate offsets) as column vectors: out[j]
+  /// holds tile column w * columns_per_word + j of those rows.
   __device__ static void read_columns(const unsigned char* tile, int row0, int w,
                                       uint4 (&out)[columns_per_word]) {
+    const int b = w * word_bytes;
+    const unsigned char* first =
+        tile + row0 * W + (((b >> 4) ^ (((row0 / P) % NQ) * (8 / NQ))) << 4) + (b & 15);
     word in[P];
 #pragma unroll
-    for (int i = 0; i < P; ++i)
-      in[i] = *reinterpret_cast<const word*>(tile + byte_offset(row0 + i, w * word_bytes));
+    for (int i = 0; i < P; ++i) in[i] = *reinterpret_cast<const word*>(first + i * W);
     words_to_column_vectors<E>(in, out);
   }
 
