@@ -1,8 +1,8 @@
 // The copy_unaligned kernel template (instantiated per element size by
 // copy_transpose_unaligned.cu and, with candidate policies, by scripts/device_tune_policies.cu):
-// out-of-place transposition (seed slides 001, "more work per thread") with
-// 16-byte global loads and stores for rows that do not start on 16 bytes (odd dimensions),
-// where copy_tuned's vector paths do not apply.
+// out-of-place transposition (seed slides 001, "more work per thread") of 1-, 2- and 4-byte
+// elements with 16-byte global loads and stores for rows that do not start on 16 bytes (odd
+// dimensions), where copy_tuned's vector paths do not apply.
 //
 // A tile is R source rows x W bytes (R = B * P rows, P = 16 / E elements per 16-byte vector),
 // plus a halo of 2P rows below it. Load: each row segment is read as the aligned 16-byte chunks
@@ -16,10 +16,13 @@
 // for E < 4, whose columns in a word may start in different blocks), transposes them in
 // registers into column vectors and funnel-shifts each pair by its column's misalignment: one
 // aligned 16-byte store per chunk. Only chunks cut by the matrix's first or last row are
-// written element by element; tiles cut by the last
-// column take the same vector loads. Shared memory: chunk c of row r at c ^ swizzle(r), so the
-// lanes reading NQ row blocks of one word land in distinct banks. 64-bit index math; pointers
-// element-aligned; the covering chunks of a row segment lie in the pages of the segment.
+// written element by element; tiles cut by the last column take the same vector loads, and
+// tiles with all their rows and columns inside the matrix a path without bounds checks (the
+// kernel is bound by instruction issue for 1- and 2-byte elements). Shared memory: chunk c of
+// row r at c ^ swizzle(r), so the lanes reading NQ row blocks of one word land in distinct
+// banks. Blocks take their tile from the grid (x across, y down, z the batch): no division.
+// 64-bit index math; pointers element-aligned; the covering chunks of a row segment lie in the
+// pages of the segment.
 #pragma once
 
 #include <cstdint>
