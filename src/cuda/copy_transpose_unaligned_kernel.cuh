@@ -87,6 +87,9 @@ struct unaligned_tile {
   static constexpr int warp_units = word_groups * (B / NQ);
   static constexpr int units_per_warp = warp_units / warps;
   static constexpr int load_steps = (smem_rows * chunks_per_row + threads - 1) / threads;
+  /// Whether the threads' load steps cover the tile's chunks exactly (else the last step has
+  /// lanes past the tile's last row).
+  static constexpr bool whole_steps = smem_rows * chunks_per_row % threads == 0;
   static constexpr int bytes = smem_rows * W;
 
   static_assert(chunks_per_row >= 8 && chunks_per_row <= 32 && 32 % chunks_per_row == 0,
@@ -121,10 +124,10 @@ struct unaligned_tile {
       shift[k] = static_cast<int>(reinterpret_cast<std::uintptr_t>(row_start) & 15);
       const uint4* aligned = reinterpret_cast<const uint4*>(row_start - shift[k]);
       raw[k] = next_raw[k] = make_uint4(0, 0, 0, 0);
-      if (INSIDE) {
+      if (INSIDE && (whole_steps || r < smem_rows)) {
         raw[k] = __ldcg(aligned + j);
         if (j == chunks_per_row - 1 && shift[k] != 0) next_raw[k] = __ldcg(aligned + j + 1);
-      } else if (r < rows_here) {
+      } else if (!INSIDE && r < rows_here) {
         raw[k] = load_chunk_before(aligned + j, src_end);
         if (j == chunks_per_row - 1 && shift[k] != 0)
           next_raw[k] = load_chunk_before(aligned + j + 1, src_end);
@@ -136,7 +139,7 @@ struct unaligned_tile {
       const int r = idx / chunks_per_row, j = idx % chunks_per_row;
       const uint4 from_next_lane = shuffle_down(raw[k], chunks_per_row);
       if (j != chunks_per_row - 1) next_raw[k] = from_next_lane;
-      if (INSIDE || r < rows_here)
+      if (INSIDE ? whole_steps || r < smem_rows : r < rows_here)
         *reinterpret_cast<uint4*>(tile + chunk_offset(r, j)) =
             funnel_shift_16(raw[k], next_raw[k], shift[k]);
     }
