@@ -64,15 +64,4 @@ inline unsigned grid_for(std::int64_t work_items) {
   return static_cast<unsigned>(work_items < cap ? (work_items > 0 ? work_items : 1) : cap);
 }
 
-/// The grid of kernels that take one column of tile_rows x tile_cols tiles per block column:
-/// x = tiles across, y = tiles down and z = matrices of the batch, y and z capped at 65535 (the
-/// kernels loop over the rest), so no kernel divides to find its tile.
-inline dim3 tile_grid(const copy_args& a, int tile_rows, int tile_cols) {
-  constexpr std::int64_t cap = 65535;
-  const std::int64_t down = (a.rows + tile_rows - 1) / tile_rows;
-  const std::int64_t across = (a.cols + tile_cols - 1) / tile_cols;
-  return dim3(static_cast<unsigned>(across), static_cast<unsigned>(down < cap ? down : cap),
-              static_cast<unsigned>(a.batch < cap ? a.batch : cap));
-}
-
 }  // namespace xpose::detail::cuda

@@ -13,13 +13,12 @@
 // write whole sectors that no other tile touches: sector pieces written by different tiles cost
 // the L2 far more than their bytes (docs/performance.md). The shared tile's rows are padded to
 // an odd number of 4-byte words past a multiple of 32 banks, so the column reads of the store
-// phase are free of bank conflicts. Each block loops over the tile rows of its column of tiles
-// (grid y) and over the matrices of the batch (grid z): no division in the kernel; 64-bit
-// offsets.
+// phase are free of bank conflicts. Tiles from the grid (column_tiles.cuh); 64-bit offsets.
 #pragma once
 
 #include <cstdint>
 
+#include "cuda/column_tiles.cuh"
 #include "cuda/copy_transpose_launch.hpp"
 #include "cuda/cuda_check.hpp"
 #include "cuda/shared_tile_transpose.cuh"
@@ -98,31 +97,25 @@ __global__ void __launch_bounds__(Policy::threads, Policy::min_blocks)
                                   std::int64_t dst_stride) {
   using tile_t = sector_tile<E, Policy>;
   __shared__ __align__(16) unsigned char tile[tile_t::bytes];
-  const std::int64_t c0 = std::int64_t{blockIdx.x} * tile_t::C;
-  const int valid_cols = static_cast<int>(cols - c0 < tile_t::C ? cols - c0 : tile_t::C);
-  for (std::int64_t b = blockIdx.z; b < batch; b += gridDim.z) {
-    for (std::int64_t r0 = std::int64_t{blockIdx.y} * tile_t::R; r0 < rows;
-         r0 += std::int64_t{gridDim.y} * tile_t::R) {
-      const std::int64_t rows_left = rows - r0;
-      const int rows_here =
-          static_cast<int>(rows_left < tile_t::smem_rows ? rows_left : tile_t::smem_rows);
-      tile_t::load(tile, src + b * src_stride + r0 * lda + c0, lda, rows_here, valid_cols);
-      __syncthreads();
-      tile_t::store(tile, dst + b * dst_stride + c0 * ldb + r0, ldb, rows_left, valid_cols,
-                    r0 == 0);
-      __syncthreads();
-    }
-  }
+  for_each_tile<tile_t::R, tile_t::C>(
+      batch, rows, cols,
+      [&](std::int64_t b, std::int64_t r0, std::int64_t c0, std::int64_t rows_left,
+          int valid_cols) {
+        const int rows_here =
+            static_cast<int>(rows_left < tile_t::smem_rows ? rows_left : tile_t::smem_rows);
+        tile_t::load(tile, src + b * src_stride + r0 * lda + c0, lda, rows_here, valid_cols);
+        __syncthreads();
+        tile_t::store(tile, dst + b * dst_stride + c0 * ldb + r0, ldb, rows_left, valid_cols,
+                      r0 == 0);
+        __syncthreads();
+      });
 }
 
 template <int E, class Policy>
 void launch_sectors_with(const copy_args& a, cudaStream_t stream) {
   using tile_t = sector_tile<E, Policy>;
-  copy_transpose_sectors_kernel<E, Policy>
-      <<<tile_grid(a, tile_t::R, tile_t::C), tile_t::threads, 0, stream>>>(
-          static_cast<const element_t<E>*>(a.src), static_cast<element_t<E>*>(a.dst), a.batch,
-          a.rows, a.cols, a.lda, a.ldb, a.src_stride, a.dst_stride);
-  check_launch("copy_transpose_sectors_kernel launch");
+  launch_column_tiles<E>(copy_transpose_sectors_kernel<E, Policy>, a, tile_t::R, tile_t::C,
+                         tile_t::threads, stream, "copy_transpose_sectors_kernel launch");
 }
 
 }  // namespace xpose::detail::cuda

@@ -20,13 +20,14 @@
 // tiles with all their rows and columns inside the matrix a path without bounds checks (the
 // kernel is bound by instruction issue for 1- and 2-byte elements). Shared memory: chunk c of
 // row r at c ^ swizzle(r), so the lanes reading NQ row blocks of one word land in distinct
-// banks. Blocks take their tile from the grid (x across, y down, z the batch): no division.
+// banks. Tiles from the grid (column_tiles.cuh): no division.
 // 64-bit index math; pointers element-aligned; the covering chunks of a row segment lie in the
 // pages of the segment.
 #pragma once
 
 #include <cstdint>
 
+#include "cuda/column_tiles.cuh"
 #include "cuda/copy_transpose_launch.hpp"
 #include "cuda/copy_transpose_policy.hpp"
 #include "cuda/cuda_check.hpp"
@@ -255,41 +256,35 @@ __global__ void __launch_bounds__(Policy::threads, Policy::min_blocks)
                                     std::int64_t dst_stride) {
   using tile_t = unaligned_tile<E, Policy>;
   __shared__ __align__(16) unsigned char tile[tile_t::bytes];
-  const std::int64_t c0 = std::int64_t{blockIdx.x} * tile_t::C;
-  const int valid_cols = static_cast<int>(cols - c0 < tile_t::C ? cols - c0 : tile_t::C);
-  for (std::int64_t b = blockIdx.z; b < batch; b += gridDim.z) {
-    const element_t<E>* matrix = src + b * src_stride;
-    const auto* matrix_end =
-        reinterpret_cast<const unsigned char*>(matrix + (rows - 1) * lda + cols);
-    for (std::int64_t r0 = std::int64_t{blockIdx.y} * tile_t::R; r0 < rows;
-         r0 += std::int64_t{gridDim.y} * tile_t::R) {
-      const std::int64_t rows_left = rows - r0;
-      const int rows_here =
-          static_cast<int>(rows_left < tile_t::smem_rows ? rows_left : tile_t::smem_rows);
-      const element_t<E>* from = matrix + r0 * lda + c0;
-      element_t<E>* to = dst + b * dst_stride + c0 * ldb + r0;
-      if (rows_left > tile_t::smem_rows && valid_cols == tile_t::C) {
-        tile_t::template load<true>(tile, from, lda, rows_here, matrix_end);
+  for_each_tile<tile_t::R, tile_t::C>(
+      batch, rows, cols,
+      [&](std::int64_t b, std::int64_t r0, std::int64_t c0, std::int64_t rows_left,
+          int valid_cols) {
+        const element_t<E>* matrix = src + b * src_stride;
+        const auto* matrix_end =
+            reinterpret_cast<const unsigned char*>(matrix + (rows - 1) * lda + cols);
+        const int rows_here =
+            static_cast<int>(rows_left < tile_t::smem_rows ? rows_left : tile_t::smem_rows);
+        const element_t<E>* from = matrix + r0 * lda + c0;
+        element_t<E>* to = dst + b * dst_stride + c0 * ldb + r0;
+        if (rows_left > tile_t::smem_rows && valid_cols == tile_t::C) {
+          tile_t::template load<true>(tile, from, lda, rows_here, matrix_end);
+          __syncthreads();
+          tile_t::template store_transposed<true>(tile, to, ldb, rows_left, valid_cols, r0 == 0);
+        } else {
+          tile_t::template load<false>(tile, from, lda, rows_here, matrix_end);
+          __syncthreads();
+          tile_t::template store_transposed<false>(tile, to, ldb, rows_left, valid_cols, r0 == 0);
+        }
         __syncthreads();
-        tile_t::template store_transposed<true>(tile, to, ldb, rows_left, valid_cols, r0 == 0);
-      } else {
-        tile_t::template load<false>(tile, from, lda, rows_here, matrix_end);
-        __syncthreads();
-        tile_t::template store_transposed<false>(tile, to, ldb, rows_left, valid_cols, r0 == 0);
-      }
-      __syncthreads();
-    }
-  }
+      });
 }
 
 template <int E, class Policy>
 void launch_unaligned_with(const copy_args& a, cudaStream_t stream) {
   using tile_t = unaligned_tile<E, Policy>;
-  copy_transpose_unaligned_kernel<E, Policy>
-      <<<tile_grid(a, tile_t::R, tile_t::C), tile_t::threads, 0, stream>>>(
-          static_cast<const element_t<E>*>(a.src), static_cast<element_t<E>*>(a.dst), a.batch,
-          a.rows, a.cols, a.lda, a.ldb, a.src_stride, a.dst_stride);
-  check_launch("copy_transpose_unaligned_kernel launch");
+  launch_column_tiles<E>(copy_transpose_unaligned_kernel<E, Policy>, a, tile_t::R, tile_t::C,
+                         tile_t::threads, stream, "copy_transpose_unaligned_kernel launch");
 }
 
 }  // namespace xpose::detail::cuda

@@ -1,0 +1,54 @@
+// How copy_unaligned and copy_sectors walk a batch of matrices in tiles of R rows x C columns:
+// grid x runs across the tiles of a row, y down them and z over the matrices, y and z capped at
+// 65535 with the blocks looping over the rest, so no kernel divides to find its tile.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "cuda/copy_transpose_launch.hpp"
+#include "cuda/cuda_check.hpp"
+#include "cuda/shared_tile_transpose.cuh"
+
+namespace xpose::detail::cuda {
+
+inline dim3 tile_grid(const copy_args& a, int tile_rows, int tile_cols) {
+  constexpr std::int64_t cap = 65535;
+  const std::int64_t down = (a.rows + tile_rows - 1) / tile_rows;
+  const std::int64_t across = (a.cols + tile_cols - 1) / tile_cols;
+  return dim3(static_cast<unsigned>(across), static_cast<unsigned>(down < cap ? down : cap),
+              static_cast<unsigned>(a.batch < cap ? a.batch : cap));
+}
+
+/// Calls visit(b, r0, c0, rows_left, valid_cols) for every tile of this block: matrix b, first
+/// row r0 and column c0, rows_left = rows - r0, valid_cols = the tile's columns inside the
+/// matrix (at most C).
+template <int R, int C, class Visit>
+__device__ __forceinline__ void for_each_tile(std::int64_t batch, std::int64_t rows,
+                                              std::int64_t cols, Visit&& visit) {
+  const std::int64_t c0 = std::int64_t{blockIdx.x} * C;
+  const int valid_cols = static_cast<int>(cols - c0 < C ? cols - c0 : C);
+  for (std::int64_t b = blockIdx.z; b < batch; b += gridDim.z)
+    for (std::int64_t r0 = std::int64_t{blockIdx.y} * R; r0 < rows;
+         r0 += std::int64_t{gridDim.y} * R)
+      visit(b, r0, c0, rows - r0, valid_cols);
+}
+
+template <int E>
+using column_tiles_kernel = void (*)(const element_t<E>*, element_t<E>*, std::int64_t batch,
+                                     std::int64_t rows, std::int64_t cols, std::int64_t lda,
+                                     std::int64_t ldb, std::int64_t src_stride,
+                                     std::int64_t dst_stride);
+
+/// Launches `kernel` on tile_grid(a, tile_rows, tile_cols) with `threads` per block on `stream`.
+template <int E>
+void launch_column_tiles(column_tiles_kernel<E> kernel, const copy_args& a, int tile_rows,
+                         int tile_cols, int threads, cudaStream_t stream, const char* launch_name) {
+  kernel<<<tile_grid(a, tile_rows, tile_cols), threads, 0, stream>>>(
+      static_cast<const element_t<E>*>(a.src), static_cast<element_t<E>*>(a.dst), a.batch, a.rows,
+      a.cols, a.lda, a.ldb, a.src_stride, a.dst_stride);
+  check_launch(launch_name);
+}
+
+}  // namespace xpose::detail::cuda
