@@ -11,9 +11,9 @@
 // destination row's start to its first boundary; the first tile row also writes rows 0 ..
 // head - 1), so it loads R + S - 1 rows (S elements per sector) and every 32 lanes of a store
 // write whole sectors that no other tile touches: sector pieces written by different tiles cost
-// the L2 far more than their bytes (docs/performance.md). The shared tile's rows are padded to
-// an odd number of 4-byte words past a multiple of 32 banks, so the column reads of the store
-// phase are free of bank conflicts. Tiles from the grid (column_tiles.cuh); 64-bit offsets.
+// the L2 far more than their bytes (docs/performance.md). The shared tile's rows are padded by
+// one element (at least 4 bytes), so the lanes reading consecutive rows of one column (32 lanes
+// of 4 bytes, or the 16 or 8 lanes of one 8- or 16-byte phase) land in distinct banks. Tiles from the grid (column_tiles.cuh); 64-bit offsets.
 #pragma once
 
 #include <cstdint>
