@@ -13,7 +13,8 @@
 // write whole sectors that no other tile touches: sector pieces written by different tiles cost
 // the L2 far more than their bytes (docs/performance.md). The shared tile's rows are padded by
 // one element (at least 4 bytes), so the lanes reading consecutive rows of one column (32 lanes
-// of 4 bytes, or the 16 or 8 lanes of one 8- or 16-byte phase) land in distinct banks. Tiles from the grid (column_tiles.cuh); 64-bit offsets.
+// of 4 bytes, or the 16 or 8 lanes of one 8- or 16-byte phase) land in distinct banks. Tiles from
+// the grid (column_tiles.cuh); 64-bit offsets.
 #pragma once
 
 #include <cstdint>
