@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "cuda/copy_transpose_launch.hpp"
+#include "cuda/copy_transpose_policy.hpp"
 #include "gpu_test_util.hpp"
 
 namespace xpose::test {
@@ -113,8 +114,11 @@ TEST(GpuCopyUnaligned, BatchedWithStrides) {
 // Grid y and z stop at 65535: the kernels loop over the tile rows and matrices past them.
 TEST(GpuCopyUnaligned, MoreTileRowsAndMatricesThanTheGrid) {
   XPOSE_REQUIRE_GPU();
-  check_unaligned({65535 * 64 + 77, 17, 1}, 501);  // copy_unaligned's 1-byte tiles: 64 rows
-  check_unaligned({65535 * 32 + 45, 3, 8}, 502);   // copy_sectors' tiles: 32 rows
+  using namespace xpose::detail::cuda;
+  constexpr std::int64_t unaligned_tile_rows = copy_unaligned_policy<4>::row_blocks * (16 / 4);
+  constexpr std::int64_t sectors_tile_rows = copy_sectors_policy<8>::tile_rows;
+  check_unaligned({65535 * unaligned_tile_rows + 45, 3, 4}, 501);
+  check_unaligned({65535 * sectors_tile_rows + 45, 3, 8}, 502);
   for (int e : unaligned_element_sizes) check_unaligned({3, 5, e, 0, 0, 65535 + 9}, 503 + e);
 }
 
