@@ -46,17 +46,21 @@ float median_ms(cudaEvent_t a, cudaEvent_t b, F&& f) {
 unsigned char *buf_a, *buf_b, *buf_c;
 cudaEvent_t ev_a, ev_b;
 
-template <int E, class P>
-void candidate(std::int64_t rows, std::int64_t cols) {
+copy_args dense(std::int64_t rows, std::int64_t cols, void* dst) {
   copy_args a;
   a.src = buf_a;
-  a.dst = buf_b;
+  a.dst = dst;
   a.rows = rows;
   a.cols = cols;
   a.lda = cols;
   a.ldb = rows;
-  a.src_stride = rows * cols;
-  a.dst_stride = rows * cols;
+  a.src_stride = a.dst_stride = rows * cols;
+  return a;
+}
+
+template <int E, class P>
+void candidate(std::int64_t rows, std::int64_t cols) {
+  const copy_args a = dense(rows, cols, buf_b);
   const std::int64_t bytes = rows * cols * E;
   const float copy = median_ms(
       ev_a, ev_b, [&] { cudaMemcpyAsync(buf_b, buf_a, bytes, cudaMemcpyDeviceToDevice); });
@@ -98,18 +102,6 @@ bool same_bytes(const unsigned char* a, const unsigned char* b, std::int64_t byt
   unsigned long long host = 1;
   cudaMemcpy(&host, differences, sizeof host, cudaMemcpyDeviceToHost);
   return host == 0;
-}
-
-copy_args dense(std::int64_t rows, std::int64_t cols, void* dst) {
-  copy_args a;
-  a.src = buf_a;
-  a.dst = dst;
-  a.rows = rows;
-  a.cols = cols;
-  a.lda = cols;
-  a.ldb = rows;
-  a.src_stride = a.dst_stride = rows * cols;
-  return a;
 }
 
 /// Times `launch` writing buf_b (poisoned first) and checks its output against buf_c.
