@@ -63,9 +63,9 @@ struct unaligned_policy {
 template <int E>
 struct copy_unaligned_policy;
 template <>
-struct copy_unaligned_policy<1> : unaligned_policy<8, 128, 256, 3> {};
+struct copy_unaligned_policy<1> : unaligned_policy<14, 128, 256, 3> {};
 template <>
-struct copy_unaligned_policy<2> : unaligned_policy<8, 128, 128, 7> {};
+struct copy_unaligned_policy<2> : unaligned_policy<14, 128, 128, 6> {};
 template <>
 struct copy_unaligned_policy<4> : unaligned_policy<8, 256, 128, 6> {};
 

@@ -5,22 +5,25 @@
 // dimensions), where copy_tuned's vector paths do not apply.
 //
 // A tile is R source rows x W bytes (R = B * P rows, P = 16 / E elements per 16-byte vector),
-// plus a halo of 2P rows below it. Load: each row segment is read as the aligned 16-byte chunks
-// that cover it (bytes outside the segment belong to neighbouring tiles and are discarded);
-// chunk j and chunk j+1 (from the next lane, __shfl_down_sync) are funnel-shifted by the row's
-// misalignment into the segment's logical chunk j, stored in shared memory 16-byte aligned.
+// plus a halo of 2P rows below it, kept in shared memory column by column (a column of the
+// tile is a run of consecutive bytes, as in the destination).
+// Load: each row segment is read as the aligned 16-byte chunks that cover it (bytes outside the
+// segment belong to neighbouring tiles and are discarded); chunk j and chunk j+1 (from the next
+// lane, __shfl_down_sync) are funnel-shifted by the row's misalignment into the segment's
+// logical chunk j. A lane takes the same chunk of 4 consecutive rows and transposes the 4 x P
+// elements in registers into P pieces of 4 rows of one column (4E bytes each), stored with one
+// shared-memory store per piece.
 // Store: each destination row (a tile column) is cut at its own 32-byte boundaries; the tile
 // owns the 32-byte sectors that start in its R rows (so a sector may take up to 2P-1 halo
 // rows, and no two tiles write the same sector), each written whole by two neighbouring lanes
-// of one instruction. A thread reads P rows of one word for two consecutive row blocks (three
-// for E < 4, whose columns in a word may start in different blocks), transposes them in
-// registers into column vectors and funnel-shifts each pair by its column's misalignment: one
-// aligned 16-byte store per chunk. Only chunks cut by the matrix's first or last row are
-// written element by element; tiles cut by the last column take the same vector loads, and
-// tiles with all their rows and columns inside the matrix a path without bounds checks (the
-// kernel is bound by instruction issue for 1- and 2-byte elements). Shared memory: chunk c of
-// row r at c ^ swizzle(r), so the lanes reading NQ row blocks of one word land in distinct
-// banks. Tiles from the grid (column_tiles.cuh): no division.
+// of one instruction. A destination chunk is 16 consecutive bytes of its column in shared
+// memory at any byte offset: five word reads funnel-shifted by the offset (four aligned reads
+// for 4-byte elements), one aligned 16-byte global store. Only chunks cut by the matrix's first
+// or last row are written element by element; tiles cut by the last column take the same
+// vector loads, and tiles with all their rows and columns inside the matrix a path without
+// bounds checks. Column c starts at c * pitch + 16 * (c / P) bytes, so the pieces one
+// store instruction writes (P-column groups j = 0..7 of a row segment, 4 rows each) fall in
+// distinct banks. Tiles from the grid (column_tiles.cuh): no division.
 // 64-bit index math; pointers element-aligned; the covering chunks of a row segment lie in the
 // pages of the segment.
 #pragma once
@@ -67,10 +70,41 @@ __device__ __forceinline__ uint4 shuffle_down(uint4 v, int width) {
       __shfl_down_sync(0xffffffffu, v.z, 1, width), __shfl_down_sync(0xffffffffu, v.w, 1, width));
 }
 
+/// The 4 x P elements of `rows` (the same 16 bytes of 4 consecutive rows) as P column pieces:
+/// out[c] holds column c of rows 0..3, row i at bytes [i * E, (i + 1) * E).
+template <int E>
+__device__ __forceinline__ void rows_to_column_pieces(const uint4 (&rows)[4],
+                                                      element_t<4 * E> (&out)[16 / E]) {
+  const unsigned w[4][4] = {{rows[0].x, rows[0].y, rows[0].z, rows[0].w},
+                            {rows[1].x, rows[1].y, rows[1].z, rows[1].w},
+                            {rows[2].x, rows[2].y, rows[2].z, rows[2].w},
+                            {rows[3].x, rows[3].y, rows[3].z, rows[3].w}};
+#pragma unroll
+  for (int m = 0; m < 4; ++m) {  // word m of each row: columns m * 4 / E ..
+    if constexpr (E == 4) {
+      out[m] = make_uint4(w[0][m], w[1][m], w[2][m], w[3][m]);
+    } else if constexpr (E == 2) {
+      out[2 * m] =
+          make_uint2(__byte_perm(w[0][m], w[1][m], 0x5410), __byte_perm(w[2][m], w[3][m], 0x5410));
+      out[2 * m + 1] =
+          make_uint2(__byte_perm(w[0][m], w[1][m], 0x7632), __byte_perm(w[2][m], w[3][m], 0x7632));
+    } else {
+      const unsigned ab_lo = __byte_perm(w[0][m], w[1][m], 0x5140);  // a0 b0 a1 b1
+      const unsigned ab_hi = __byte_perm(w[0][m], w[1][m], 0x7362);  // a2 b2 a3 b3
+      const unsigned cd_lo = __byte_perm(w[2][m], w[3][m], 0x5140);
+      const unsigned cd_hi = __byte_perm(w[2][m], w[3][m], 0x7362);
+      out[4 * m] = __byte_perm(ab_lo, cd_lo, 0x5410);
+      out[4 * m + 1] = __byte_perm(ab_lo, cd_lo, 0x7632);
+      out[4 * m + 2] = __byte_perm(ab_hi, cd_hi, 0x5410);
+      out[4 * m + 3] = __byte_perm(ab_hi, cd_hi, 0x7632);
+    }
+  }
+}
+
 template <int E, class Policy>
 struct unaligned_tile {
   using element = element_t<E>;
-  static constexpr int threads = Policy::threads, warps = threads / 32;
+  static constexpr int threads = Policy::threads;
   static constexpr int P = 16 / E;  ///< rows in one 16-byte column vector
   static constexpr int B = Policy::row_blocks;
   static constexpr int R = B * P;              ///< rows owned by a tile
@@ -78,86 +112,89 @@ struct unaligned_tile {
   static constexpr int W = Policy::tile_bytes;
   static constexpr int C = W / E;  ///< tile columns
   static constexpr int chunks_per_row = W / 16;
-  static constexpr int word_bytes = E < 4 ? 4 : E;  ///< shared-memory read width in stores
-  using word = element_t<word_bytes>;
-  static constexpr int columns_per_word = word_bytes / E;
-  static constexpr int words_per_row = W / word_bytes;
-  static constexpr int NQ = 4;  ///< lanes along the row blocks of a word
-  static constexpr int lanes_across_words = 32 / NQ;
-  static constexpr int word_groups = words_per_row / lanes_across_words;
-  static constexpr int warp_units = word_groups * (B / NQ);
-  static constexpr int units_per_warp = warp_units / warps;
-  static constexpr int load_steps = (smem_rows * chunks_per_row + threads - 1) / threads;
-  /// Whether the threads' load steps cover the tile's chunks exactly (else the last step has
-  /// lanes past the tile's last row).
-  static constexpr bool whole_steps = smem_rows * chunks_per_row % threads == 0;
-  static constexpr int bytes = smem_rows * W;
+  static constexpr int G = 4;  ///< rows a lane loads together
+  using piece = element_t<G * E>;
+  static constexpr int pitch = smem_rows * E;  ///< bytes of one column
+  static constexpr int load_items = smem_rows / G * chunks_per_row;
+  static constexpr int load_steps = (load_items + threads - 1) / threads;
+  static constexpr bool whole_load_steps = load_items % threads == 0;
+  static constexpr int store_items = C * B;  ///< 16-byte destination chunks
+  static constexpr int store_steps = (store_items + threads - 1) / threads;
+  static constexpr bool whole_store_steps = store_items % threads == 0;
+  /// The columns with their bank offsets (column_start), and the word read past the last
+  /// column's end.
+  static constexpr int bytes = C * pitch + 16 * chunks_per_row;
 
   static_assert(chunks_per_row >= 8 && chunks_per_row <= 32 && 32 % chunks_per_row == 0,
                 "a warp loads whole rows, 8 to 32 lanes each");
-  static_assert(B % NQ == 0 && words_per_row % lanes_across_words == 0 && warp_units % warps == 0,
-                "store work divides evenly");
+  static_assert(B % 2 == 0, "a tile owns whole 32-byte sectors of each destination row");
+  static_assert(P * pitch % 128 == 0, "the bank offsets of column_start spread a store");
+  static_assert(threads % 32 == 0 && (threads * 2) % chunks_per_row == 0, "whole warps");
 
-  __device__ static int chunk_offset(int row, int chunk) {
-    return row * W + ((chunk ^ (((row / P) % NQ) * (8 / NQ))) << 4);
-  }
-  __device__ static int byte_offset(int row, int byte_in_row) {
-    return chunk_offset(row, byte_in_row >> 4) + (byte_in_row & 15);
-  }
+  __device__ static int column_start(int c) { return c * pitch + 16 * (c / P); }
 
-  /// Source rows r0 .. r0 + rows_here - 1 (at most smem_rows), columns c0 .. c0 + C - 1 of
-  /// `src` into shared memory, logical byte b of local row r at byte_offset(r, b). `src_end`
-  /// is one past the matrix's last source byte: covering chunks are read only before it, so no
-  /// load leaves the caller's data. In a tile cut by the last column the bytes past the row's
-  /// end are read too (the next row's, or zero past `src_end`) and never stored. INSIDE: the
-  /// tile has all its rows and columns and rows below it (so every covering chunk lies before
-  /// `src_end`): no checks.
+  /// Source rows 0 .. rows_here - 1 (at most smem_rows) of the tile at `src`, columns 0 .. C-1,
+  /// into shared memory column by column. `src_end` is one past the matrix's last source byte:
+  /// covering chunks are read only before it, so no load leaves the caller's data. In a tile
+  /// cut by the last column the bytes past the row's end are read too (the next row's, or zero
+  /// past `src_end`) and never stored to the destination. INSIDE: the tile has all its rows and
+  /// columns and rows below it (so every covering chunk lies before `src_end`): no checks.
   template <bool INSIDE>
   __device__ static void load(unsigned char* tile, const element* src, std::int64_t ld,
                               int rows_here, const unsigned char* src_end) {
-    uint4 raw[load_steps], next_raw[load_steps];
-    int shift[load_steps];
-#pragma unroll
+#pragma unroll 1  // one step's loads at a time: without, 1-byte tiles spill
     for (int k = 0; k < load_steps; ++k) {
-      const int idx = threadIdx.x + k * threads;
-      const int r = idx / chunks_per_row, j = idx % chunks_per_row;
-      const unsigned char* row_start = reinterpret_cast<const unsigned char*>(src + r * ld);
-      shift[k] = static_cast<int>(reinterpret_cast<std::uintptr_t>(row_start) & 15);
-      const uint4* aligned = reinterpret_cast<const uint4*>(row_start - shift[k]);
-      raw[k] = next_raw[k] = make_uint4(0, 0, 0, 0);
-      if (INSIDE && (whole_steps || r < smem_rows)) {
-        raw[k] = __ldcg(aligned + j);
-        if (j == chunks_per_row - 1 && shift[k] != 0) next_raw[k] = __ldcg(aligned + j + 1);
-      } else if (!INSIDE && r < rows_here) {
-        raw[k] = load_chunk_before(aligned + j, src_end);
-        if (j == chunks_per_row - 1 && shift[k] != 0)
-          next_raw[k] = load_chunk_before(aligned + j + 1, src_end);
+      const int item = threadIdx.x + k * threads;
+      const bool active = whole_load_steps || item < load_items;
+      const int g = item / chunks_per_row, j = item % chunks_per_row;
+      uint4 raw[G], next_raw[G];
+      int shift[G];
+#pragma unroll
+      for (int i = 0; i < G; ++i) {
+        const int r = g * G + i;
+        const unsigned char* row_start = reinterpret_cast<const unsigned char*>(src + r * ld);
+        shift[i] = static_cast<int>(reinterpret_cast<std::uintptr_t>(row_start) & 15);
+        const uint4* aligned = reinterpret_cast<const uint4*>(row_start - shift[i]);
+        raw[i] = next_raw[i] = make_uint4(0, 0, 0, 0);
+        if (INSIDE && active) {
+          raw[i] = __ldcg(aligned + j);
+          if (j == chunks_per_row - 1 && shift[i] != 0) next_raw[i] = __ldcg(aligned + j + 1);
+        } else if (!INSIDE && active && r < rows_here) {
+          raw[i] = load_chunk_before(aligned + j, src_end);
+          if (j == chunks_per_row - 1 && shift[i] != 0)
+            next_raw[i] = load_chunk_before(aligned + j + 1, src_end);
+        }
       }
-    }
+      uint4 rows[G];
 #pragma unroll
-    for (int k = 0; k < load_steps; ++k) {
-      const int idx = threadIdx.x + k * threads;
-      const int r = idx / chunks_per_row, j = idx % chunks_per_row;
-      const uint4 from_next_lane = shuffle_down(raw[k], chunks_per_row);
-      if (j != chunks_per_row - 1) next_raw[k] = from_next_lane;
-      if (INSIDE ? whole_steps || r < smem_rows : r < rows_here)
-        *reinterpret_cast<uint4*>(tile + chunk_offset(r, j)) =
-            funnel_shift_16(raw[k], next_raw[k], shift[k]);
+      for (int i = 0; i < G; ++i) {
+        const uint4 from_next_lane = shuffle_down(raw[i], chunks_per_row);
+        if (j != chunks_per_row - 1) next_raw[i] = from_next_lane;
+        rows[i] = funnel_shift_16(raw[i], next_raw[i], shift[i]);
+      }
+      piece pieces[P];
+      rows_to_column_pieces<E>(rows, pieces);
+      if (active) {
+#pragma unroll
+        for (int c = 0; c < P; ++c)
+          *reinterpret_cast<piece*>(tile + column_start(j * P + c) + g * G * E) = pieces[c];
+      }
     }
   }
 
-  /// Word w of local rows row0 .. row0 + P-1 (row0: the first row of a row block, so one
-  /// swizzle serves all P rows and the loads take immediate offsets) as column vectors: out[j]
-  /// holds tile column w * columns_per_word + j of those rows.
-  __device__ static void read_columns(const unsigned char* tile, int row0, int w,
-                                      uint4 (&out)[columns_per_word]) {
-    const int b = w * word_bytes;
-    const unsigned char* first =
-        tile + row0 * W + (((b >> 4) ^ (((row0 / P) % NQ) * (8 / NQ))) << 4) + (b & 15);
-    word in[P];
+  /// The 16 bytes at `offset` (any multiple of E) of the shared tile.
+  __device__ static uint4 read_chunk(const unsigned char* tile, int offset) {
+    const auto* words = reinterpret_cast<const unsigned*>(tile) + (offset >> 2);
+    if constexpr (E == 4) {
+      return make_uint4(words[0], words[1], words[2], words[3]);
+    } else {
+      const unsigned bits = (offset & 3) * 8;
+      unsigned w[5];
 #pragma unroll
-    for (int i = 0; i < P; ++i) in[i] = *reinterpret_cast<const word*>(first + i * W);
-    words_to_column_vectors<E>(in, out);
+      for (int i = 0; i < 5; ++i) w[i] = words[i];
+      return make_uint4(__funnelshift_r(w[0], w[1], bits), __funnelshift_r(w[1], w[2], bits),
+                        __funnelshift_r(w[2], w[3], bits), __funnelshift_r(w[3], w[4], bits));
+    }
   }
 
   /// Elements 0 .. count-1 of `v` to dst[0] .. dst[count-1].
@@ -173,75 +210,36 @@ struct unaligned_tile {
     return (32 - static_cast<int>(reinterpret_cast<std::uintptr_t>(column) & 31)) & 31;
   }
 
-  /// Chunk q of destination row `column` (tile column c): the 16 bytes starting q * 16 bytes
-  /// after the row's first 32-byte boundary, i.e. tile rows first .. first + P-1 with
-  /// first = to_sector / E + q * P; `lo` and `hi` hold the two row blocks around it.
-  template <bool INSIDE>
-  __device__ static void store_chunk(element* column, int q, int to_sector_bytes, const uint4& lo,
-                                     const uint4& hi, std::int64_t rows_left) {
-    const int first_row = to_sector_bytes / E + q * P;
-    const uint4 v = funnel_shift_16(lo, hi, to_sector_bytes & 15);
-    if (INSIDE || first_row + P <= rows_left)
-      __stcg(reinterpret_cast<uint4*>(column + first_row), v);
-    else if (first_row < rows_left)
-      store_elements(column + first_row, v, static_cast<int>(rows_left - first_row));
-  }
-
   /// The destination chunks this tile owns: tile element (r, c) goes to dst[c * ld + r]. Each
   /// destination row is cut at its own 32-byte boundaries, and the tile owns the 32-byte
   /// sectors that start in its R rows (up to 2P - 1 halo rows), written as two 16-byte chunks
   /// by neighbouring lanes of one store instruction: every sector leaves in one piece (halves
-  /// of a sector written apart cost the L2 far more than their bytes). `rows_left` = source
-  /// rows from the tile's first row to the matrix's end; `first_tile_row`: the tile starts at
-  /// row 0 and also writes the rows before each destination row's first boundary. INSIDE: as
-  /// for load (every chunk whole, every column valid).
+  /// of a sector written apart cost the L2 far more than their bytes). Chunk q of column c
+  /// holds tile rows to_sector / E + q * P onwards. `rows_left` = source rows from the tile's
+  /// first row to the matrix's end; `first_tile_row`: the tile starts at row 0 and also writes
+  /// the rows before each destination row's first boundary. INSIDE: as for load (every chunk
+  /// whole, every column valid).
   template <bool INSIDE>
   __device__ static void store_transposed(const unsigned char* tile, element* dst, std::int64_t ld,
                                           std::int64_t rows_left, int valid_cols,
                                           bool first_tile_row) {
-    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
 #pragma unroll
-    for (int s = 0; s < units_per_warp; ++s) {
-      const int unit = warp + s * warps;
-      const int w = (unit % word_groups) * lanes_across_words + lane / NQ;
-      const int q = (unit / word_groups) * NQ + lane % NQ;
-      int skip[columns_per_word];  // row blocks from block q to the chunk's first block
-#pragma unroll
-      for (int j = 0; j < columns_per_word; ++j)
-        skip[j] = to_sector(dst + (w * columns_per_word + j) * ld) >= 16;
-      uint4 lo[columns_per_word], hi[columns_per_word];
-      if constexpr (columns_per_word == 1) {
-        read_columns(tile, (q + skip[0]) * P, w, lo);
-        read_columns(tile, (q + skip[0] + 1) * P, w, hi);
-      } else {
-        // The columns of one word may start in different row blocks: read blocks q, q+1, q+2
-        // and pick each column's pair with selects (one store per column, no divergence).
-        uint4 third[columns_per_word];
-        read_columns(tile, q * P, w, lo);
-        read_columns(tile, q * P + P, w, hi);
-        read_columns(tile, q * P + 2 * P, w, third);
-#pragma unroll
-        for (int j = 0; j < columns_per_word; ++j) {
-          lo[j] = skip[j] ? hi[j] : lo[j];
-          hi[j] = skip[j] ? third[j] : hi[j];
-        }
-      }
-#pragma unroll
-      for (int j = 0; j < columns_per_word; ++j) {
-        const int c = w * columns_per_word + j;
-        if (INSIDE || c < valid_cols)
-          store_chunk<INSIDE>(dst + c * ld, q, to_sector(dst + c * ld), lo[j], hi[j], rows_left);
-      }
+    for (int s = 0; s < store_steps; ++s) {
+      const int item = threadIdx.x + s * threads;
+      const int q = item % B, c = item / B;
+      if (!whole_store_steps && item >= store_items) continue;
+      if (!INSIDE && c >= valid_cols) continue;
+      element* column = dst + c * ld;
+      const int head = to_sector(column);  // bytes before the column's first boundary
+      const int first_row = head / E + q * P;
+      const uint4 v = read_chunk(tile, column_start(c) + head + q * 16);
+      if (INSIDE || first_row + P <= rows_left)
+        __stcg(reinterpret_cast<uint4*>(column + first_row), v);
+      else if (first_row < rows_left)
+        store_elements(column + first_row, v, static_cast<int>(rows_left - first_row));
       if (first_tile_row && q == 0) {
-#pragma unroll
-        for (int j = 0; j < columns_per_word; ++j) {
-          const int c = w * columns_per_word + j;
-          if (c >= valid_cols) continue;
-          element* column = dst + c * ld;
-          const int head = to_sector(column) / E;
-          for (int r = 0; r < head && r < rows_left; ++r)
-            column[r] = *reinterpret_cast<const element*>(tile + byte_offset(r, c * E));
-        }
+        for (int r = 0; r < head / E && r < rows_left; ++r)
+          column[r] = *reinterpret_cast<const element*>(tile + column_start(c) + r * E);
       }
     }
   }
