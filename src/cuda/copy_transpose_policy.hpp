@@ -48,14 +48,15 @@ struct square_tile_policy<8> : tile_policy<32, 256, 256, 3> {};
 template <>
 struct square_tile_policy<16> : tile_policy<32, 512, 256, 3> {};
 
-/// copy_unaligned (rows of any alignment): B row blocks of 16 / E rows, W bytes per tile row,
-/// THREADS per block, MIN_BLOCKS resident blocks per SM asked of ptxas. From the sweeps of
-/// scripts/device_tune_policies.cu --odd-only on the H100 (2026-11-23): blocks of 128 threads
-/// with small tiles beat 256 threads by 0.04-0.06 x copy for 2- and 4-byte elements (more blocks
-/// in flight between barriers); for 4-byte elements 256-byte tile rows (fewer partly used
-/// sectors per row segment) gained another 0.01 over 128-byte ones, 512-byte ones lost 0.07;
-/// 1-byte tiles of 4 row blocks x 128 threads and 8 row blocks x 256 threads land within 0.03
-/// of each other (run to run, either wins); more resident blocks than these spill.
+/// copy_unaligned (rows of any alignment): B row blocks of 16 / E rows (B even), W bytes per
+/// tile row, THREADS per block, MIN_BLOCKS resident blocks per SM asked of ptxas. From the sweeps
+/// of scripts/device_tune_policies.cu --odd-only on the H100 (2026-11-23, column-by-column
+/// kernel): 14 row blocks keep the halo at 1/7 of the rows and make the 4-row load groups a
+/// whole number of steps; tiles whose threads take more than two load steps ran at 0.70-0.79
+/// (each step waits for its loads), so do blocks held to two per SM; 256-byte rows gained
+/// 0.02-0.03 for 2-byte elements over 128-byte ones; for 1- and 4-byte elements 128-, 256- and
+/// 512-byte rows, 6 to 30 row blocks land within 0.02 of each other; loads staged through
+/// cp.async ran 0.03-0.09 slower.
 template <int B, int W, int THREADS, int MIN_BLOCKS>
 struct unaligned_policy {
   static constexpr int row_blocks = B, tile_bytes = W, threads = THREADS, min_blocks = MIN_BLOCKS;
@@ -63,11 +64,11 @@ struct unaligned_policy {
 template <int E>
 struct copy_unaligned_policy;
 template <>
-struct copy_unaligned_policy<1> : unaligned_policy<14, 128, 256, 3> {};
+struct copy_unaligned_policy<1> : unaligned_policy<14, 128, 256, 4> {};
 template <>
-struct copy_unaligned_policy<2> : unaligned_policy<14, 128, 128, 6> {};
+struct copy_unaligned_policy<2> : unaligned_policy<14, 256, 256, 4> {};
 template <>
-struct copy_unaligned_policy<4> : unaligned_policy<8, 256, 128, 6> {};
+struct copy_unaligned_policy<4> : unaligned_policy<14, 256, 128, 6> {};
 
 /// copy_sectors (rows of any alignment, element-wide accesses): R source rows x C columns per
 /// tile, THREADS per block, MIN_BLOCKS resident blocks per SM asked of ptxas. From the same
