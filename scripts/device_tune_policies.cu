@@ -184,13 +184,14 @@ int main(int argc, char** argv) {
         4096, 4096);
   }
   for (auto [r, c] : {std::pair{16383, 16385}, {10007, 7001}, {8208, 8176}})
-    shape_sweep<1, unaligned_policy<8, 128, 256, 3>, unaligned_policy<4, 128, 128, 6>>(r, c);
+    shape_sweep<1, unaligned_policy<14, 128, 256, 4>, unaligned_policy<14, 128, 256, 3>,
+                unaligned_policy<6, 256, 256, 4>>(r, c);
   for (auto [r, c] : {std::pair{11583, 11585}, {10007, 7001}})
-    shape_sweep<2, unaligned_policy<8, 128, 128, 7>, unaligned_policy<8, 128, 128, 6>,
-                unaligned_policy<16, 128, 256, 3>>(r, c);
+    shape_sweep<2, unaligned_policy<14, 256, 256, 4>, unaligned_policy<14, 128, 128, 6>,
+                unaligned_policy<30, 128, 256, 3>, unaligned_policy<6, 512, 256, 4>>(r, c);
   for (auto [r, c] : {std::pair{8191, 8193}, {10007, 7001}})
-    shape_sweep<4, unaligned_policy<8, 256, 128, 6>, unaligned_policy<16, 128, 128, 6>,
-                unaligned_policy<16, 256, 256, 3>>(r, c);
+    shape_sweep<4, unaligned_policy<14, 256, 128, 6>, unaligned_policy<6, 512, 256, 4>,
+                unaligned_policy<14, 512, 256, 4>, unaligned_policy<8, 256, 128, 6>>(r, c);
   for (auto [r, c] : {std::pair{5791, 5793}, {10007, 7001}})
     shape_sweep<8, sectors_policy<32, 32, 128, 8>, sectors_policy<32, 32, 128, 6>>(r, c);
   for (auto [r, c] : {std::pair{4095, 4097}, {3001, 7001}})

@@ -4,7 +4,12 @@
 // shared memory, rows padded by one word; loads walk the tile's source rows (S*k contiguous
 // words) and stores the destination rows, so both sides are coalesced for any k. S shrinks as
 // k grows so the tile stays within 16 KiB. Grid-stride over the tiles of all matrices.
+// When every source and destination row starts on 16 bytes (and k is one of the compile-time
+// cases), both sides move 16-byte vectors of 16 / W words (seed slides 001, "more work per
+// thread"; HOPPER.md: 16-byte accesses), gathered from and scattered to the padded tile word
+// by word; otherwise each access is one word.
 #include <cstdint>
+#include <type_traits>
 
 #include "cuda/copy_transpose_launch.hpp"
 #include "cuda/cuda_check.hpp"
@@ -29,7 +34,8 @@ __host__ __device__ constexpr int super_side(std::int64_t words_per_element,
 
 /// K > 0: elements of K words, known at compile time (index divisions become multiplies and
 /// the loops unroll, so each thread has all its loads in flight); K == 0: `k_any` words.
-template <class W, int K>
+/// VECTOR: rows start on 16 bytes, accesses of 16 bytes (V words), else of one word.
+template <class W, int K, bool VECTOR>
 __global__ void __launch_bounds__(super_threads)
     copy_transpose_super_elements_kernel(const W* __restrict__ src, W* __restrict__ dst,
                                          std::int64_t k_any, std::int64_t rows, std::int64_t cols,
@@ -37,11 +43,14 @@ __global__ void __launch_bounds__(super_threads)
                                          std::int64_t src_stride, std::int64_t dst_stride,
                                          std::int64_t tiles_down, std::int64_t tiles_across,
                                          std::int64_t total_tiles) {
+  using access = std::conditional_t<VECTOR, uint4, W>;
+  constexpr int V = sizeof(access) / sizeof(W);  // words per access
   extern __shared__ __align__(16) unsigned char tile_bytes[];
   W* tile = reinterpret_cast<W*>(tile_bytes);
   const std::int64_t k = K > 0 ? K : k_any;
   const int side = super_side(k, sizeof(W));
   const int row_words = static_cast<int>(side * k);
+  const int row_accesses = row_words / V;  // whole: the launcher checks side * k * W % 16
   const int pitch = row_words + 1;
   const std::int64_t tiles_per_matrix = tiles_down * tiles_across;
   for (std::int64_t t = blockIdx.x; t < total_tiles; t += gridDim.x) {
@@ -53,19 +62,42 @@ __global__ void __launch_bounds__(super_threads)
     const int valid_words = static_cast<int>((cols - c0 < side ? cols - c0 : side) * k);
     const W* s = src + (b * src_stride + r0 * lda + c0) * k;
 #pragma unroll
-    for (int i = threadIdx.x; i < side * row_words; i += super_threads) {
-      const int r = i / row_words, q = i - r * row_words;
-      if (r < valid_rows && q < valid_words) tile[r * pitch + q] = s[r * lda * k + q];
+    for (int i = threadIdx.x; i < side * row_accesses; i += super_threads) {
+      const int r = i / row_accesses, q = (i - r * row_accesses) * V;
+      if (r >= valid_rows || q >= valid_words) continue;
+      const W* from = s + r * lda * k + q;
+      W* to = tile + r * pitch + q;
+      if (q + V <= valid_words) {
+        const access a = *reinterpret_cast<const access*>(from);
+        const W* words = reinterpret_cast<const W*>(&a);
+#pragma unroll
+        for (int w = 0; w < V; ++w) to[w] = words[w];
+      } else {
+        for (int w = 0; q + w < valid_words; ++w) to[w] = from[w];
+      }
     }
     __syncthreads();
     W* d = dst + (b * dst_stride + c0 * ldb + r0) * k;
     const int valid_dst_words = static_cast<int>(valid_rows * k);
 #pragma unroll
-    for (int i = threadIdx.x; i < side * row_words; i += super_threads) {
-      const int c = i / row_words, q = i - c * row_words;  // q: word within the dst row strip
-      const int r = static_cast<int>(q / k), part = static_cast<int>(q - r * k);
-      if (c * k < valid_words && q < valid_dst_words)
-        d[c * ldb * k + q] = tile[r * pitch + c * k + part];
+    for (int i = threadIdx.x; i < side * row_accesses; i += super_threads) {
+      const int c = i / row_accesses, q = (i - c * row_accesses) * V;  // q: word in the dst row
+      if (c * k >= valid_words || q >= valid_dst_words) continue;
+      access a;
+      W* words = reinterpret_cast<W*>(&a);
+#pragma unroll
+      for (int w = 0; w < V; ++w) {
+        const int r = static_cast<int>((q + w) / k), part = static_cast<int>(q + w - r * k);
+        words[w] = tile[r * pitch + c * k + part];
+      }
+      W* to = d + c * ldb * k + q;
+      if (q + V <= valid_dst_words) {
+        *reinterpret_cast<access*>(to) = a;
+      } else {
+#pragma unroll
+        for (int w = 0; w < V; ++w)
+          if (q + w < valid_dst_words) to[w] = words[w];
+      }
     }
     __syncthreads();
   }
@@ -78,7 +110,13 @@ void launch_super_with(const copy_args& a, std::int64_t k, cudaStream_t stream) 
   const std::int64_t down = (a.rows + side - 1) / side;
   const std::int64_t across = (a.cols + side - 1) / side;
   const std::int64_t total = down * across * a.batch;
-  copy_transpose_super_elements_kernel<W, K><<<grid_for(total), super_threads, shared, stream>>>(
+  const int e = static_cast<int>(k * sizeof(W));
+  const bool vector = K > 0 && sizeof(W) < 16 && side * e % 16 == 0 &&
+                      rows_aligned(a.src, a.lda, a.src_stride, a.batch, e, 16) &&
+                      rows_aligned(a.dst, a.ldb, a.dst_stride, a.batch, e, 16);
+  const auto kernel = vector ? copy_transpose_super_elements_kernel<W, K, true>
+                             : copy_transpose_super_elements_kernel<W, K, false>;
+  kernel<<<grid_for(total), super_threads, shared, stream>>>(
       static_cast<const W*>(a.src), static_cast<W*>(a.dst), k, a.rows, a.cols, a.lda, a.ldb,
       a.src_stride, a.dst_stride, down, across, total);
   check_launch("copy_transpose_super_elements_kernel launch");
