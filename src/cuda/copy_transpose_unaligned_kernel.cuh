@@ -156,9 +156,9 @@ struct unaligned_tile {
         shift[i] = static_cast<int>(reinterpret_cast<std::uintptr_t>(row_start) & 15);
         const uint4* aligned = reinterpret_cast<const uint4*>(row_start - shift[i]);
         raw[i] = next_raw[i] = make_uint4(0, 0, 0, 0);
-        if (INSIDE && active) {
-          raw[i] = __ldcg(aligned + j);
-          if (j == chunks_per_row - 1 && shift[i] != 0) next_raw[i] = __ldcg(aligned + j + 1);
+        if (INSIDE && active) {  // L1-cached: the last lane's second chunk often hits its line
+          raw[i] = __ldca(aligned + j);
+          if (j == chunks_per_row - 1 && shift[i] != 0) next_raw[i] = __ldca(aligned + j + 1);
         } else if (!INSIDE && active && r < rows_here) {
           raw[i] = load_chunk_before(aligned + j, src_end);
           if (j == chunks_per_row - 1 && shift[i] != 0)
