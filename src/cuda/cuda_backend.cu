@@ -86,7 +86,12 @@ std::string kernel_text(const stage& s) {
     return std::string(s.kind == stage_kind::square_swap ? "super-element tile swap"
                                                          : "super-element transpose") +
            ", each " + std::to_string(s.super_bytes) + "-byte element as " + std::to_string(k) +
-           " words of " + std::to_string(w) + " bytes" + words;
+           " words of " + std::to_string(w) + " bytes" + words +
+           (s.kind == stage_kind::square_swap
+                ? std::string()
+                : std::string(
+                      "; 16-byte accesses when every row starts on 16 bytes at execute (3 or 5 "
+                      "words), one word per access otherwise"));
   if (s.kind == stage_kind::square_swap)
     return s.variant == route::square_naive
                ? "square_naive, one thread per element pair"
@@ -112,7 +117,8 @@ std::string kernel_text(const stage& s) {
       break;
   }
   return "copy_unaligned, the leading dimensions leaving rows unaligned: rows shifted in "
-         "registers, whole 32-byte destination sectors" +
+         "registers and kept column by column in shared memory, whole 32-byte destination "
+         "sectors" +
          words;
 }
 

@@ -166,15 +166,16 @@ TEST(GpuCopyTranspose, OtherElementSizesAsSuperElements) {
     check_copy({37, 45, e, 0, 0, 2}, route::automatic, 41 + e);
 }
 
-// Rows on 16 bytes on both sides: the super-element kernel's 16-byte path (12- and 20-byte
-// elements as 4-byte words, 24-byte as 8-byte words), with tiles cut mid-vector by padded rows.
-// Small enough for compute-sanitizer (the name matches its filter).
+// Rows on 16 bytes on both sides: the super-element kernel's 16-byte path for every element of
+// 3 or 5 words (3-, 6-, 12-, 24-byte as 1-, 2-, 4-, 8-byte words; 5-, 10-, 20-, 40-byte), with
+// tiles cut mid-vector by padded rows, and batched. Small enough for compute-sanitizer (the
+// name matches its filter).
 TEST(GpuCopyTranspose, SuperElementsOn16ByteRowsSmallSanitizerShapes) {
   XPOSE_REQUIRE_GPU();
-  for (std::size_t e : {12, 20, 24}) {
+  for (std::size_t e : {3, 5, 6, 10, 12, 20, 24, 40}) {
     check_copy({64, 96, e, 0, 0, 3}, route::automatic, 61 + e);
-    check_copy({101, 67, e, 68, 104}, route::automatic, 62 + e);
-    check_copy({37, 45, e, 48, 40, 2, 37 * 48 + 4, 45 * 40 + 8}, route::automatic, 63 + e);
+    check_copy({101, 67, e, 80, 112}, route::automatic, 62 + e);
+    check_copy({37, 45, e, 48, 48, 2, 37 * 48 + 16, 45 * 48 + 32}, route::automatic, 63 + e);
   }
 }
 
