@@ -10,7 +10,8 @@
 // Load: each row segment is read as the aligned 16-byte chunks that cover it (bytes outside the
 // segment belong to neighbouring tiles and are discarded); chunk j and chunk j+1 (from the next
 // lane, __shfl_down_sync) are funnel-shifted by the row's misalignment into the segment's
-// logical chunk j. A lane takes the same chunk of 4 consecutive rows and transposes the 4 x P
+// logical chunk j (L1-cached loads: the last lane's chunk j+1 often lies in a line already
+// fetched). A lane takes the same chunk of 4 consecutive rows and transposes the 4 x P
 // elements in registers into P pieces of 4 rows of one column (4E bytes each), stored with one
 // shared-memory store per piece.
 // Store: each destination row (a tile column) is cut at its own 32-byte boundaries; the tile
@@ -129,7 +130,7 @@ struct unaligned_tile {
                 "a warp loads whole rows, 8 to 32 lanes each");
   static_assert(B % 2 == 0, "a tile owns whole 32-byte sectors of each destination row");
   static_assert(P * pitch % 128 == 0, "the bank offsets of column_start spread a store");
-  static_assert(threads % 32 == 0 && (threads * 2) % chunks_per_row == 0, "whole warps");
+  static_assert(threads % 32 == 0, "whole warps");
 
   __device__ static int column_start(int c) { return c * pitch + 16 * (c / P); }
 
