@@ -110,12 +110,13 @@ void launch_super_with(const copy_args& a, std::int64_t k, cudaStream_t stream) 
   const std::int64_t down = (a.rows + side - 1) / side;
   const std::int64_t across = (a.cols + side - 1) / side;
   const std::int64_t total = down * across * a.batch;
-  const int e = static_cast<int>(k * sizeof(W));
-  const bool vector = K > 0 && sizeof(W) < 16 && side * e % 16 == 0 &&
-                      rows_aligned(a.src, a.lda, a.src_stride, a.batch, e, 16) &&
-                      rows_aligned(a.dst, a.ldb, a.dst_stride, a.batch, e, 16);
-  const auto kernel = vector ? copy_transpose_super_elements_kernel<W, K, true>
-                             : copy_transpose_super_elements_kernel<W, K, false>;
+  auto kernel = copy_transpose_super_elements_kernel<W, K, false>;
+  if constexpr (K > 0 && sizeof(W) < 16) {
+    const int e = static_cast<int>(k * sizeof(W));
+    if (side * e % 16 == 0 && rows_aligned(a.src, a.lda, a.src_stride, a.batch, e, 16) &&
+        rows_aligned(a.dst, a.ldb, a.dst_stride, a.batch, e, 16))
+      kernel = copy_transpose_super_elements_kernel<W, K, true>;
+  }
   kernel<<<grid_for(total), super_threads, shared, stream>>>(
       static_cast<const W*>(a.src), static_cast<W*>(a.dst), k, a.rows, a.cols, a.lda, a.ldb,
       a.src_stride, a.dst_stride, down, across, total);
