@@ -52,11 +52,12 @@ struct square_tile_policy<16> : tile_policy<32, 512, 256, 3> {};
 /// tile row, THREADS per block, MIN_BLOCKS resident blocks per SM asked of ptxas. From the sweeps
 /// of scripts/device_tune_policies.cu --odd-only on the H100 (2026-11-23, column-by-column
 /// kernel): 14 row blocks keep the halo at 1/7 of the rows and make the 4-row load groups a
-/// whole number of steps; tiles whose threads take more than two load steps ran at 0.70-0.79
-/// (each step waits for its loads), so do blocks held to two per SM; 256-byte rows gained
-/// 0.02-0.03 for 2-byte elements over 128-byte ones; for 1- and 4-byte elements 128-, 256- and
-/// 512-byte rows, 6 to 30 row blocks land within 0.02 of each other; loads staged through
-/// cp.async ran 0.03-0.09 slower.
+/// whole number of steps; tiles whose 128 threads take four or five load steps ran at
+/// 0.70-0.79 (each step waits for its loads), 256-thread blocks held to two per SM (16 warps) at
+/// 0.79-0.84; one or two steps with 32 warps per SM all land within 0.02 of each other, as do
+/// 128-, 256- and 512-byte rows and 6 to 30 row blocks for 1- and 4-byte elements; 256-byte
+/// rows gained 0.02-0.03 for 2-byte elements over 128-byte ones; loads staged through cp.async
+/// ran 0.03-0.09 slower.
 template <int B, int W, int THREADS, int MIN_BLOCKS>
 struct unaligned_policy {
   static constexpr int row_blocks = B, tile_bytes = W, threads = THREADS, min_blocks = MIN_BLOCKS;
