@@ -54,7 +54,7 @@ struct square_tile_policy<16> : tile_policy<32, 512, 256, 3> {};
 /// kernel): 14 row blocks keep the halo at 1/7 of the rows and make the 4-row load groups a
 /// whole number of steps; tiles whose 128 threads take four or five load steps ran at
 /// 0.70-0.79 (each step waits for its loads), 256-thread blocks held to two per SM (16 warps) at
-/// 0.79-0.84; one or two steps with 32 warps per SM all land within 0.02 of each other, as do
+/// 0.79-0.84; one or two steps with 24 to 32 warps per SM land within 0.02 of each other, as do
 /// 128-, 256- and 512-byte rows and 6 to 30 row blocks for 1- and 4-byte elements; 256-byte
 /// rows gained 0.02-0.03 for 2-byte elements over 128-byte ones; loads staged through cp.async
 /// ran 0.03-0.09 slower.
