@@ -4,10 +4,11 @@
 // shared memory, rows padded by one word; loads walk the tile's source rows (S*k contiguous
 // words) and stores the destination rows, so both sides are coalesced for any k. S shrinks as
 // k grows so the tile stays within 16 KiB. Grid-stride over the tiles of all matrices.
-// When every source and destination row starts on 16 bytes (and k is one of the compile-time
-// cases), both sides move 16-byte vectors of 16 / W words (seed slides 001, "more work per
-// thread"; HOPPER.md: 16-byte accesses), gathered from and scattered to the padded tile word
-// by word; otherwise each access is one word.
+// For elements of 3 or 5 words of 1-8 bytes (12-, 20-, 24-byte, ...) both sides move the aligned
+// 16-byte chunks that cover each row strip (seed slides 001, "more work per thread"; HOPPER.md:
+// 16-byte accesses): a strip that does not start on 16 bytes takes one more chunk, whose words
+// outside the strip are read and dropped (source) or left unwritten (destination, word by
+// word); the words go to and from the padded tile one by one. Other sizes: one word per access.
 #include <cstdint>
 #include <type_traits>
 
@@ -32,25 +33,34 @@ __host__ __device__ constexpr int super_side(std::int64_t words_per_element,
   return side;
 }
 
+/// Words of `p`'s 16-byte chunk before `p`.
+template <class W>
+__device__ __forceinline__ int words_before(const W* p) {
+  return static_cast<int>(reinterpret_cast<std::uintptr_t>(p) & 15) / static_cast<int>(sizeof(W));
+}
+
 /// K > 0: elements of K words, known at compile time (index divisions become multiplies and
 /// the loops unroll, so each thread has all its loads in flight); K == 0: `k_any` words.
-/// VECTOR: rows start on 16 bytes, accesses of 16 bytes (V words), else of one word.
-template <class W, int K, bool VECTOR>
+/// CHUNKS: accesses are the aligned 16-byte chunks covering each row strip (V words), none read
+/// at or past `src_end` (one past the batch's last source byte); else one word each. STRIPS_ON_16:
+/// every strip starts on 16 bytes, so no strip takes an extra chunk.
+template <class W, int K, bool CHUNKS, bool STRIPS_ON_16>
 __global__ void __launch_bounds__(super_threads)
     copy_transpose_super_elements_kernel(const W* __restrict__ src, W* __restrict__ dst,
                                          std::int64_t k_any, std::int64_t rows, std::int64_t cols,
                                          std::int64_t lda, std::int64_t ldb,
                                          std::int64_t src_stride, std::int64_t dst_stride,
                                          std::int64_t tiles_down, std::int64_t tiles_across,
-                                         std::int64_t total_tiles) {
-  using access = std::conditional_t<VECTOR, uint4, W>;
+                                         std::int64_t total_tiles, const unsigned char* src_end) {
+  using access = std::conditional_t<CHUNKS, uint4, W>;
   constexpr int V = sizeof(access) / sizeof(W);  // words per access
   extern __shared__ __align__(16) unsigned char tile_bytes[];
   W* tile = reinterpret_cast<W*>(tile_bytes);
   const std::int64_t k = K > 0 ? K : k_any;
   const int side = super_side(k, sizeof(W));
   const int row_words = static_cast<int>(side * k);
-  const int row_accesses = row_words / V;  // whole: the launcher checks side * k * W % 16
+  // Accesses touching a strip of row_words words (one more when it is not on 16 bytes).
+  const int row_accesses = CHUNKS ? (row_words + V - 1) / V + (STRIPS_ON_16 ? 0 : 1) : row_words;
   const int pitch = row_words + 1;
   const std::int64_t tiles_per_matrix = tiles_down * tiles_across;
   for (std::int64_t t = blockIdx.x; t < total_tiles; t += gridDim.x) {
@@ -63,40 +73,46 @@ __global__ void __launch_bounds__(super_threads)
     const W* s = src + (b * src_stride + r0 * lda + c0) * k;
 #pragma unroll
     for (int i = threadIdx.x; i < side * row_accesses; i += super_threads) {
-      const int r = i / row_accesses, q = (i - r * row_accesses) * V;
-      if (r >= valid_rows || q >= valid_words) continue;
-      const W* from = s + r * lda * k + q;
-      W* to = tile + r * pitch + q;
-      if (q + V <= valid_words) {
-        const access a = *reinterpret_cast<const access*>(from);
-        const W* words = reinterpret_cast<const W*>(&a);
+      const int r = i / row_accesses, z = i - r * row_accesses;
+      if (r >= valid_rows) continue;
+      const W* strip = s + r * lda * k;
+      const int q = z * V - (CHUNKS ? words_before(strip) : 0);  // strip word of word 0
+      if (q >= valid_words) continue;
+      access a;
+      if constexpr (CHUNKS)
+        a = load_chunk_before(reinterpret_cast<const uint4*>(strip + q), src_end);
+      else
+        a = strip[q];
+      const W* words = reinterpret_cast<const W*>(&a);
 #pragma unroll
-        for (int w = 0; w < V; ++w) to[w] = words[w];
-      } else {
-        for (int w = 0; q + w < valid_words; ++w) to[w] = from[w];
-      }
+      for (int w = 0; w < V; ++w)
+        if (q + w >= 0 && q + w < valid_words) tile[r * pitch + q + w] = words[w];
     }
     __syncthreads();
     W* d = dst + (b * dst_stride + c0 * ldb + r0) * k;
     const int valid_dst_words = static_cast<int>(valid_rows * k);
 #pragma unroll
     for (int i = threadIdx.x; i < side * row_accesses; i += super_threads) {
-      const int c = i / row_accesses, q = (i - c * row_accesses) * V;  // q: word in the dst row
-      if (c * k >= valid_words || q >= valid_dst_words) continue;
+      const int c = i / row_accesses, z = i - c * row_accesses;
+      if (c * k >= valid_words) continue;
+      W* strip = d + c * ldb * k;
+      const int q = z * V - (CHUNKS ? words_before(strip) : 0);  // strip word of word 0
+      if (q >= valid_dst_words) continue;
       access a;
       W* words = reinterpret_cast<W*>(&a);
 #pragma unroll
-      for (int w = 0; w < V; ++w) {
-        const int r = static_cast<int>((q + w) / k), part = static_cast<int>(q + w - r * k);
+      for (int w = 0; w < V; ++w) {  // words outside the strip read a valid one, never stored
+        const int in_strip =
+            q + w < 0 ? 0 : (q + w < valid_dst_words ? q + w : valid_dst_words - 1);
+        const int r = static_cast<int>(in_strip / k), part = static_cast<int>(in_strip - r * k);
         words[w] = tile[r * pitch + c * k + part];
       }
-      W* to = d + c * ldb * k + q;
-      if (q + V <= valid_dst_words) {
-        *reinterpret_cast<access*>(to) = a;
+      if (q >= 0 && q + V <= valid_dst_words) {
+        *reinterpret_cast<access*>(strip + q) = a;
       } else {
 #pragma unroll
         for (int w = 0; w < V; ++w)
-          if (q + w < valid_dst_words) to[w] = words[w];
+          if (q + w >= 0 && q + w < valid_dst_words) strip[q + w] = words[w];
       }
     }
     __syncthreads();
@@ -110,16 +126,24 @@ void launch_super_with(const copy_args& a, std::int64_t k, cudaStream_t stream) 
   const std::int64_t down = (a.rows + side - 1) / side;
   const std::int64_t across = (a.cols + side - 1) / side;
   const std::int64_t total = down * across * a.batch;
-  auto kernel = copy_transpose_super_elements_kernel<W, K, false>;
-  if constexpr (K > 0 && sizeof(W) < 16) {
-    const int e = static_cast<int>(k * sizeof(W));
-    if (side * e % 16 == 0 && rows_aligned(a.src, a.lda, a.src_stride, a.batch, e, 16) &&
-        rows_aligned(a.dst, a.ldb, a.dst_stride, a.batch, e, 16))
-      kernel = copy_transpose_super_elements_kernel<W, K, true>;
-  }
+  const auto* src_end = reinterpret_cast<const unsigned char*>(
+      static_cast<const W*>(a.src) +
+      ((a.batch - 1) * a.src_stride + (a.rows - 1) * a.lda + a.cols) * k);
+  const auto kernel = [&] {
+    if constexpr (K > 0 && sizeof(W) < 16) {
+      const int e = static_cast<int>(k * sizeof(W));
+      const bool strips_on_16 = side * e % 16 == 0 &&
+                                rows_aligned(a.src, a.lda, a.src_stride, a.batch, e, 16) &&
+                                rows_aligned(a.dst, a.ldb, a.dst_stride, a.batch, e, 16);
+      return strips_on_16 ? copy_transpose_super_elements_kernel<W, K, true, true>
+                          : copy_transpose_super_elements_kernel<W, K, true, false>;
+    } else {
+      return copy_transpose_super_elements_kernel<W, K, false, false>;
+    }
+  }();
   kernel<<<grid_for(total), super_threads, shared, stream>>>(
       static_cast<const W*>(a.src), static_cast<W*>(a.dst), k, a.rows, a.cols, a.lda, a.ldb,
-      a.src_stride, a.dst_stride, down, across, total);
+      a.src_stride, a.dst_stride, down, across, total, src_end);
   check_launch("copy_transpose_super_elements_kernel launch");
 }
 

@@ -39,17 +39,6 @@
 
 namespace xpose::detail::cuda {
 
-/// The 16-byte chunk at `chunk` with the bytes at or after `end` read as zero: one vector load
-/// when the chunk ends before `end`, byte loads when it is cut by it, none when it lies past.
-__device__ __forceinline__ uint4 load_chunk_before(const uint4* chunk, const unsigned char* end) {
-  const auto* bytes = reinterpret_cast<const unsigned char*>(chunk);
-  if (bytes + 16 <= end) return __ldcg(chunk);
-  unsigned words[4] = {0, 0, 0, 0};
-  for (int i = 0; i < 16 && bytes + i < end; ++i)
-    words[i / 4] |= unsigned(__ldcg(bytes + i)) << (8 * (i % 4));
-  return make_uint4(words[0], words[1], words[2], words[3]);
-}
-
 /// Bytes [shift, shift + 16) of the 32 bytes lo, hi (little-endian), for shift in [0, 16).
 /// (Skipping the byte stage for 4-byte elements, whose shifts are multiples of 4, made
 /// copy_unaligned slower on the H100: 0.79 instead of 0.87-0.92 x copy, 2026-11-23.)

@@ -53,6 +53,17 @@ struct element_of_size<16> {
 template <int E>
 using element_t = typename element_of_size<E>::type;
 
+/// The 16-byte chunk at `chunk` with the bytes at or after `end` read as zero: one vector load
+/// when the chunk ends before `end`, byte loads when it is cut by it, none when it lies past.
+__device__ __forceinline__ uint4 load_chunk_before(const uint4* chunk, const unsigned char* end) {
+  const auto* bytes = reinterpret_cast<const unsigned char*>(chunk);
+  if (bytes + 16 <= end) return __ldcg(chunk);
+  unsigned words[4] = {0, 0, 0, 0};
+  for (int i = 0; i < 16 && bytes + i < end; ++i)
+    words[i / 4] |= unsigned(__ldcg(bytes + i)) << (8 * (i % 4));
+  return make_uint4(words[0], words[1], words[2], words[3]);
+}
+
 /// One word (max(E, 4) bytes) from each of the 16 / E consecutive tile rows, all at the same
 /// columns, rearranged in registers into max(E, 4) / E 16-byte column vectors: out[j] holds
 /// column j of the word in rows 0 .. 16 / E - 1.
