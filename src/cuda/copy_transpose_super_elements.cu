@@ -4,11 +4,15 @@
 // shared memory, rows padded by one word; loads walk the tile's source rows (S*k contiguous
 // words) and stores the destination rows, so both sides are coalesced for any k. S shrinks as
 // k grows so the tile stays within 16 KiB. Grid-stride over the tiles of all matrices.
-// For elements of 3 or 5 words of 1-8 bytes (12-, 20-, 24-byte, ...) both sides move the aligned
-// 16-byte chunks that cover each row strip (seed slides 001, "more work per thread"; HOPPER.md:
-// 16-byte accesses): a strip that does not start on 16 bytes takes one more chunk, whose words
-// outside the strip are read and dropped (source) or left unwritten (destination, word by
-// word); the words go to and from the padded tile one by one. Other sizes: one word per access.
+// For elements of 3 or 5 words of 1-8 bytes (12-, 20-, 24-byte, ...) both sides move aligned
+// 16-byte chunks (seed slides 001, "more work per thread"; HOPPER.md: 16-byte accesses), the
+// words going to and from the padded tile one by one. Loads: the chunks that cover each row
+// strip (one more when the strip does not start on 16 bytes; words outside it are dropped, and
+// nothing is read past the batch's last byte). Stores: each destination row is cut at its own
+// 32-byte boundaries and a tile writes the sectors that start in its strip, so every sector
+// leaves whole from one tile (a sector's halves written by two tiles cost the L2 far more than
+// their bytes); a sector may reach into the next tile's first rows, so such tiles load a halo of
+// ceil(31 / element bytes) rows. Other sizes: one word per access.
 #include <cstdint>
 #include <type_traits>
 
@@ -39,12 +43,25 @@ __device__ __forceinline__ int words_before(const W* p) {
   return static_cast<int>(reinterpret_cast<std::uintptr_t>(p) & 15) / static_cast<int>(sizeof(W));
 }
 
+/// Words from `p` to the next 32-byte boundary (0 when on one).
+template <class W>
+__device__ __forceinline__ int words_to_sector(const W* p) {
+  return static_cast<int>((32 - (reinterpret_cast<std::uintptr_t>(p) & 31)) & 31) /
+         static_cast<int>(sizeof(W));
+}
+
+/// Rows below a tile that the sectors it owns may reach (CHUNKS without ALIGNED).
+__host__ __device__ constexpr int super_halo(bool chunks, bool aligned, std::int64_t bytes) {
+  return chunks && !aligned ? static_cast<int>((31 + bytes - 1) / bytes) : 0;
+}
+
 /// K > 0: elements of K words, known at compile time (index divisions become multiplies and
 /// the loops unroll, so each thread has all its loads in flight); K == 0: `k_any` words.
-/// CHUNKS: accesses are the aligned 16-byte chunks covering each row strip (V words), none read
-/// at or past `src_end` (one past the batch's last source byte); else one word each. STRIPS_ON_16:
-/// every strip starts on 16 bytes, so no strip takes an extra chunk.
-template <class W, int K, bool CHUNKS, bool STRIPS_ON_16>
+/// CHUNKS: accesses are aligned 16-byte chunks (V words), none read at or past `src_end` (one
+/// past the batch's last source byte), destination sectors owned as the header says; else one
+/// word each. ALIGNED: every source strip starts on 16 bytes and every destination strip on 32,
+/// so no strip takes an extra chunk and no tile a halo.
+template <class W, int K, bool CHUNKS, bool ALIGNED>
 __global__ void __launch_bounds__(super_threads)
     copy_transpose_super_elements_kernel(const W* __restrict__ src, W* __restrict__ dst,
                                          std::int64_t k_any, std::int64_t rows, std::int64_t cols,
@@ -58,9 +75,14 @@ __global__ void __launch_bounds__(super_threads)
   W* tile = reinterpret_cast<W*>(tile_bytes);
   const std::int64_t k = K > 0 ? K : k_any;
   const int side = super_side(k, sizeof(W));
+  const int halo = super_halo(CHUNKS, ALIGNED, k * sizeof(W));
+  const int tile_rows = side + halo;
   const int row_words = static_cast<int>(side * k);
-  // Accesses touching a strip of row_words words (one more when it is not on 16 bytes).
-  const int row_accesses = CHUNKS ? (row_words + V - 1) / V + (STRIPS_ON_16 ? 0 : 1) : row_words;
+  // Loads touching a strip of row_words words (one more when it is not on 16 bytes).
+  const int row_loads = !CHUNKS ? row_words : (row_words + V - 1) / V + (ALIGNED ? 0 : 1);
+  // Stores per destination strip: its row_words words, from its first 32-byte boundary
+  // (side * element bytes is a multiple of 32 for every CHUNKS element size).
+  const int column_stores = row_words / V;
   const int pitch = row_words + 1;
   const std::int64_t tiles_per_matrix = tiles_down * tiles_across;
   for (std::int64_t t = blockIdx.x; t < total_tiles; t += gridDim.x) {
@@ -68,12 +90,12 @@ __global__ void __launch_bounds__(super_threads)
     const std::int64_t in_matrix = t - b * tiles_per_matrix;
     const std::int64_t r0 = (in_matrix / tiles_across) * side;
     const std::int64_t c0 = (in_matrix % tiles_across) * side;
-    const int valid_rows = static_cast<int>(rows - r0 < side ? rows - r0 : side);
+    const int valid_rows = static_cast<int>(rows - r0 < tile_rows ? rows - r0 : tile_rows);
     const int valid_words = static_cast<int>((cols - c0 < side ? cols - c0 : side) * k);
     const W* s = src + (b * src_stride + r0 * lda + c0) * k;
 #pragma unroll
-    for (int i = threadIdx.x; i < side * row_accesses; i += super_threads) {
-      const int r = i / row_accesses, z = i - r * row_accesses;
+    for (int i = threadIdx.x; i < tile_rows * row_loads; i += super_threads) {
+      const int r = i / row_loads, z = i - r * row_loads;
       if (r >= valid_rows) continue;
       const W* strip = s + r * lda * k;
       const int q = z * V - (CHUNKS ? words_before(strip) : 0);  // strip word of word 0
@@ -92,59 +114,66 @@ __global__ void __launch_bounds__(super_threads)
     W* d = dst + (b * dst_stride + c0 * ldb + r0) * k;
     const int valid_dst_words = static_cast<int>(valid_rows * k);
 #pragma unroll
-    for (int i = threadIdx.x; i < side * row_accesses; i += super_threads) {
-      const int c = i / row_accesses, z = i - c * row_accesses;
+    for (int i = threadIdx.x; i < side * column_stores; i += super_threads) {
+      const int c = i / column_stores, z = i - c * column_stores;
       if (c * k >= valid_words) continue;
       W* strip = d + c * ldb * k;
-      const int q = z * V - (CHUNKS ? words_before(strip) : 0);  // strip word of word 0
+      const int head = CHUNKS && !ALIGNED ? words_to_sector(strip) : 0;
+      auto word_at = [&](int in_strip) {
+        const int r = static_cast<int>(in_strip / k), part = static_cast<int>(in_strip - r * k);
+        return tile[r * pitch + c * k + part];
+      };
+      if (r0 == 0 && z == 0)  // the words before the first boundary have no earlier tile
+        for (int w = 0; w < head && w < valid_dst_words; ++w) strip[w] = word_at(w);
+      const int q = head + z * V;  // strip word of word 0
       if (q >= valid_dst_words) continue;
       access a;
       W* words = reinterpret_cast<W*>(&a);
 #pragma unroll
-      for (int w = 0; w < V; ++w) {  // words outside the strip read a valid one, never stored
-        const int in_strip =
-            q + w < 0 ? 0 : (q + w < valid_dst_words ? q + w : valid_dst_words - 1);
-        const int r = static_cast<int>(in_strip / k), part = static_cast<int>(in_strip - r * k);
-        words[w] = tile[r * pitch + c * k + part];
-      }
-      if (q >= 0 && q + V <= valid_dst_words) {
+      for (int w = 0; w < V; ++w)  // past the matrix's last row: a valid word, never stored
+        words[w] = word_at(q + w < valid_dst_words ? q + w : valid_dst_words - 1);
+      if (q + V <= valid_dst_words) {
         *reinterpret_cast<access*>(strip + q) = a;
       } else {
 #pragma unroll
         for (int w = 0; w < V; ++w)
-          if (q + w >= 0 && q + w < valid_dst_words) strip[q + w] = words[w];
+          if (q + w < valid_dst_words) strip[q + w] = words[w];
       }
     }
     __syncthreads();
   }
 }
 
-template <class W, int K>
-void launch_super_with(const copy_args& a, std::int64_t k, cudaStream_t stream) {
+template <class W, int K, bool CHUNKS, bool ALIGNED>
+void launch_super_kernel(const copy_args& a, std::int64_t k, cudaStream_t stream) {
   const int side = super_side(k, sizeof(W));
-  const std::size_t shared = static_cast<std::size_t>(side) * (side * k + 1) * sizeof(W);
+  const int tile_rows = side + super_halo(CHUNKS, ALIGNED, k * sizeof(W));
+  const std::size_t shared = static_cast<std::size_t>(tile_rows) * (side * k + 1) * sizeof(W);
   const std::int64_t down = (a.rows + side - 1) / side;
   const std::int64_t across = (a.cols + side - 1) / side;
   const std::int64_t total = down * across * a.batch;
   const auto* src_end = reinterpret_cast<const unsigned char*>(
       static_cast<const W*>(a.src) +
       ((a.batch - 1) * a.src_stride + (a.rows - 1) * a.lda + a.cols) * k);
-  const auto kernel = [&] {
-    if constexpr (K > 0 && sizeof(W) < 16) {
-      const int e = static_cast<int>(k * sizeof(W));
-      const bool strips_on_16 = side * e % 16 == 0 &&
-                                rows_aligned(a.src, a.lda, a.src_stride, a.batch, e, 16) &&
-                                rows_aligned(a.dst, a.ldb, a.dst_stride, a.batch, e, 16);
-      return strips_on_16 ? copy_transpose_super_elements_kernel<W, K, true, true>
-                          : copy_transpose_super_elements_kernel<W, K, true, false>;
-    } else {
-      return copy_transpose_super_elements_kernel<W, K, false, false>;
-    }
-  }();
-  kernel<<<grid_for(total), super_threads, shared, stream>>>(
-      static_cast<const W*>(a.src), static_cast<W*>(a.dst), k, a.rows, a.cols, a.lda, a.ldb,
-      a.src_stride, a.dst_stride, down, across, total, src_end);
+  copy_transpose_super_elements_kernel<W, K, CHUNKS, ALIGNED>
+      <<<grid_for(total), super_threads, shared, stream>>>(
+          static_cast<const W*>(a.src), static_cast<W*>(a.dst), k, a.rows, a.cols, a.lda, a.ldb,
+          a.src_stride, a.dst_stride, down, across, total, src_end);
   check_launch("copy_transpose_super_elements_kernel launch");
+}
+
+template <class W, int K>
+void launch_super_with(const copy_args& a, std::int64_t k, cudaStream_t stream) {
+  if constexpr (K > 0 && sizeof(W) < 16) {
+    const int e = static_cast<int>(k * sizeof(W));
+    const int side = super_side(k, sizeof(W));
+    if (side * e % 32 == 0 && rows_aligned(a.src, a.lda, a.src_stride, a.batch, e, 16) &&
+        rows_aligned(a.dst, a.ldb, a.dst_stride, a.batch, e, 32))
+      return launch_super_kernel<W, K, true, true>(a, k, stream);
+    return launch_super_kernel<W, K, true, false>(a, k, stream);
+  } else {
+    return launch_super_kernel<W, K, false, false>(a, k, stream);
+  }
 }
 
 /// Compile-time kernels for the common odd multiples (3: 12- and 24-byte elements, 5), a
