@@ -89,8 +89,9 @@ std::string kernel_text(const stage& s) {
            " words of " + std::to_string(w) + " bytes" + words +
            (s.kind == stage_kind::square_swap
                 ? std::string()
-                : std::string("; elements of 3 or 5 words of 1-8 bytes move as the aligned "
-                              "16-byte chunks covering each row, others one word per access"));
+                : std::string("; elements of 3 or 5 words of 1-8 bytes move as aligned "
+                              "16-byte chunks with whole 32-byte destination sectors, others "
+                              "one word per access"));
   if (s.kind == stage_kind::square_swap)
     return s.variant == route::square_naive
                ? "square_naive, one thread per element pair"
