@@ -80,8 +80,8 @@ __global__ void __launch_bounds__(super_threads)
   const int row_words = static_cast<int>(side * k);
   // Loads touching a strip of row_words words (one more when it is not on 16 bytes).
   const int row_loads = !CHUNKS ? row_words : (row_words + V - 1) / V + (ALIGNED ? 0 : 1);
-  // Stores per destination strip: its row_words words, from its first 32-byte boundary
-  // (side * element bytes is a multiple of 32 for every CHUNKS element size).
+  // Stores per destination strip: its row_words words, from its first 32-byte boundary (the
+  // launcher takes CHUNKS only where side * element bytes is a multiple of 32).
   const int column_stores = row_words / V;
   const int pitch = row_words + 1;
   const std::int64_t tiles_per_matrix = tiles_down * tiles_across;
@@ -164,10 +164,10 @@ void launch_super_kernel(const copy_args& a, std::int64_t k, cudaStream_t stream
 
 template <class W, int K>
 void launch_super_with(const copy_args& a, std::int64_t k, cudaStream_t stream) {
-  if constexpr (K > 0 && sizeof(W) < 16) {
+  // Chunks need a tile strip of whole sectors (true for every 3- or 5-word element of 1-8 bytes).
+  if constexpr (K > 0 && sizeof(W) < 16 && super_side(K, sizeof(W)) * K * sizeof(W) % 32 == 0) {
     const int e = static_cast<int>(k * sizeof(W));
-    const int side = super_side(k, sizeof(W));
-    if (side * e % 32 == 0 && rows_aligned(a.src, a.lda, a.src_stride, a.batch, e, 16) &&
+    if (rows_aligned(a.src, a.lda, a.src_stride, a.batch, e, 16) &&
         rows_aligned(a.dst, a.ldb, a.dst_stride, a.batch, e, 32))
       return launch_super_kernel<W, K, true, true>(a, k, stream);
     return launch_super_kernel<W, K, true, false>(a, k, stream);
