@@ -41,11 +41,18 @@ using column_tiles_kernel = void (*)(const element_t<E>*, element_t<E>*, std::in
                                      std::int64_t ldb, std::int64_t src_stride,
                                      std::int64_t dst_stride);
 
-/// Launches `kernel` on tile_grid(a, tile_rows, tile_cols) with `threads` per block on `stream`.
+/// Launches `kernel` on tile_grid(a, tile_rows, tile_cols) with `threads` per block and
+/// `dynamic_shared` bytes of dynamic shared memory on `stream` (above 48 KiB the kernel is
+/// allowed that much first: a host-side attribute, no synchronization).
 template <int E>
 void launch_column_tiles(column_tiles_kernel<E> kernel, const copy_args& a, int tile_rows,
-                         int tile_cols, int threads, cudaStream_t stream, const char* launch_name) {
-  kernel<<<tile_grid(a, tile_rows, tile_cols), threads, 0, stream>>>(
+                         int tile_cols, int threads, int dynamic_shared, cudaStream_t stream,
+                         const char* launch_name) {
+  if (dynamic_shared > 48 * 1024)
+    check_cuda(
+        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, dynamic_shared),
+        launch_name);
+  kernel<<<tile_grid(a, tile_rows, tile_cols), threads, dynamic_shared, stream>>>(
       static_cast<const element_t<E>*>(a.src), static_cast<element_t<E>*>(a.dst), a.batch, a.rows,
       a.cols, a.lda, a.ldb, a.src_stride, a.dst_stride);
   check_launch(launch_name);

@@ -25,17 +25,17 @@ bool rows_aligned(const void* base, std::int64_t ld, std::int64_t stride, std::i
                   int elem_bytes, int alignment);
 /// What launch_copy_tuned runs: the slab kernels (a side shorter than copy_tuned's tile),
 /// copy_tuned's tiles (source rows on 16 bytes, destination rows on 32), or for other rows
-/// copy_unaligned (1-, 2- and 4-byte words) or copy_sectors (8 and 16 bytes).
+/// copy_unaligned (1-, 2-, 4- and 8-byte words) or copy_sectors (16 bytes).
 enum class copy_kernel { skinny, tuned, unaligned, sectors };
 copy_kernel choose_copy_kernel(const copy_args& a, int word_bytes);
 /// copy_tuned: Hopper-tuned tiles, 16-byte accesses, policy per element size; runs the kernel
 /// choose_copy_kernel names.
 void launch_copy_tuned(const copy_args& a, int word_bytes, cudaStream_t stream);
 /// copy_unaligned: rows of any alignment, still with 16-byte global accesses and whole 32-byte
-/// destination sectors; word_bytes 1, 2 or 4. Any shape.
+/// destination sectors; word_bytes 1, 2, 4 or 8. Any shape.
 void launch_copy_unaligned(const copy_args& a, int word_bytes, cudaStream_t stream);
 /// copy_sectors: rows of any alignment, one element per lane and whole 32-byte destination
-/// sectors; word_bytes 8 or 16. Any shape.
+/// sectors; word_bytes 16. Any shape.
 void launch_copy_sectors(const copy_args& a, int word_bytes, cudaStream_t stream);
 /// Skinny matrices (the short side below 128): one block per slab of the long side.
 void launch_copy_skinny(const copy_args& a, int word_bytes, cudaStream_t stream);

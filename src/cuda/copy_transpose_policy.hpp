@@ -49,15 +49,17 @@ template <>
 struct square_tile_policy<16> : tile_policy<32, 512, 256, 3> {};
 
 /// copy_unaligned (rows of any alignment): B row blocks of 16 / E rows (B even), W bytes per
-/// tile row, THREADS per block, MIN_BLOCKS resident blocks per SM asked of ptxas. From the sweeps
-/// of scripts/device_tune_policies.cu --odd-only on the H100 (2026-11-23, column-by-column
-/// kernel): 14 row blocks keep the halo at 1/7 of the rows and make the 4-row load groups a
-/// whole number of steps; tiles whose 128 threads take four or five load steps ran at
-/// 0.70-0.79 (each step waits for its loads), 256-thread blocks held to two per SM (16 warps) at
-/// 0.79-0.84; one or two steps with 24 to 32 warps per SM land within 0.02 of each other, as do
-/// 128-, 256- and 512-byte rows and 6 to 30 row blocks for 1- and 4-byte elements; 256-byte
-/// rows gained 0.02-0.03 for 2-byte elements over 128-byte ones; loads staged through cp.async
-/// ran 0.03-0.09 slower.
+/// tile row, THREADS per block, MIN_BLOCKS resident blocks per SM asked of ptxas; tiles over
+/// 48 KiB take dynamic shared memory. From the sweeps of scripts/device_tune_policies.cu
+/// --odd-only on the H100 (2026-11-23, column-by-column kernel): tiles whose threads take four or
+/// five load steps ran at 0.70-0.79 (each step waits for its loads), 256-thread blocks held to
+/// two per SM (16 warps) at 0.79-0.84; 512-byte tile rows loaded in one step by 512 threads, two
+/// blocks per SM, gained 0.01-0.025 over 256-byte rows for 2-, 4- and 8-byte elements (8-byte:
+/// over copy_sectors' one element per lane) in four runs, and 30 row blocks for 8-byte elements
+/// (a 480-byte destination run per tile column); for 1-byte elements the same shape (256-byte
+/// rows, 64 KiB) was 0.03 slower on 8208 x 8176 and even elsewhere, as were 10 and 22 row
+/// blocks; 14 row blocks keep the halo at 1/7 of the rows; loads staged through cp.async ran
+/// 0.03-0.09 slower, and L2 prefetches of the next wave's tiles 0.15-0.25 slower.
 template <int B, int W, int THREADS, int MIN_BLOCKS>
 struct unaligned_policy {
   static constexpr int row_blocks = B, tile_bytes = W, threads = THREADS, min_blocks = MIN_BLOCKS;
@@ -67,12 +69,14 @@ struct copy_unaligned_policy;
 template <>
 struct copy_unaligned_policy<1> : unaligned_policy<14, 128, 256, 4> {};
 template <>
-struct copy_unaligned_policy<2> : unaligned_policy<14, 256, 256, 4> {};
+struct copy_unaligned_policy<2> : unaligned_policy<14, 512, 512, 2> {};
 template <>
-struct copy_unaligned_policy<4> : unaligned_policy<14, 256, 128, 6> {};
+struct copy_unaligned_policy<4> : unaligned_policy<14, 512, 512, 2> {};
+template <>
+struct copy_unaligned_policy<8> : unaligned_policy<30, 512, 512, 2> {};
 
-/// copy_sectors (rows of any alignment, element-wide accesses): R source rows x C columns per
-/// tile, THREADS per block, MIN_BLOCKS resident blocks per SM asked of ptxas. From the same
+/// copy_sectors (16-byte elements, destination rows of any alignment): R source rows x C columns
+/// per tile, THREADS per block, MIN_BLOCKS resident blocks per SM asked of ptxas. From the same
 /// sweeps: 32 x 32 tiles; larger ones (64 x 32, 32 x 64) ran at 0.64-0.82.
 template <int R, int C, int THREADS, int MIN_BLOCKS>
 struct sectors_policy {
@@ -80,8 +84,6 @@ struct sectors_policy {
 };
 template <int E>
 struct copy_sectors_policy;
-template <>
-struct copy_sectors_policy<8> : sectors_policy<32, 32, 128, 8> {};
 template <>
 struct copy_sectors_policy<16> : sectors_policy<32, 32, 256, 2> {};
 

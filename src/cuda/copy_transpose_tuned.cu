@@ -26,8 +26,8 @@ namespace {
 /// 16 bytes and destination rows on 32 bytes; everything else (odd dimensions, and e.g. 1-byte
 /// 8208 x 8176 or 16-byte 4095 x 4097 whose destination rows start mid-sector) goes to a kernel
 /// that writes whole 32-byte sectors: copy_unaligned (16-byte accesses, rows shifted in
-/// registers) for 1-, 2- and 4-byte elements, copy_sectors (one element per lane) for 8- and
-/// 16-byte ones, where it was faster. Ratios to a copy on the H100
+/// registers) for 1-, 2-, 4- and 8-byte elements, copy_sectors (one element per lane) for
+/// 16-byte ones, whose rows always start on 16 bytes. Ratios to a copy on the H100
 /// (scripts/device_tune_policies.cu --odd-only, 2026-11-23): see docs/performance.md.
 template <int E>
 copy_kernel choose_for(const copy_args& a) {
@@ -38,7 +38,7 @@ copy_kernel choose_for(const copy_args& a) {
   const bool aligned = rows_aligned(a.src, a.lda, a.src_stride, a.batch, E, 16) &&
                        rows_aligned(a.dst, a.ldb, a.dst_stride, a.batch, E, 32);
   if (aligned) return copy_kernel::tuned;
-  return E >= 8 ? copy_kernel::sectors : copy_kernel::unaligned;
+  return E == 16 ? copy_kernel::sectors : copy_kernel::unaligned;
 }
 
 [[noreturn]] void bad_word(int word_bytes) {

@@ -1,6 +1,6 @@
 // The copy_unaligned kernel template (instantiated per element size by
 // copy_transpose_unaligned.cu and, with candidate policies, by scripts/device_tune_policies.cu):
-// out-of-place transposition (seed slides 001, "more work per thread") of 1-, 2- and 4-byte
+// out-of-place transposition (seed slides 001, "more work per thread") of 1-, 2-, 4- and 8-byte
 // elements with 16-byte global loads and stores for rows that do not start on 16 bytes (odd
 // dimensions), where copy_tuned's vector paths do not apply.
 //
@@ -13,14 +13,14 @@
 // logical chunk j (L1-cached loads: the last lane's chunk j+1 often lies in a line already
 // fetched). A lane takes the same chunk of 4 consecutive rows and transposes the 4 x P
 // elements in registers into P pieces of 4 rows of one column (4E bytes each), stored with one
-// shared-memory store per piece.
+// shared-memory store per piece (two for 8-byte elements).
 // Store: each destination row (a tile column) is cut at its own 32-byte boundaries; the tile
 // owns the 32-byte sectors that start in its R rows (so a sector may take up to 2P-1 halo
 // rows, and no two tiles write the same sector), each written whole by two neighbouring lanes
 // of one instruction. A destination chunk is 16 consecutive bytes of its column in shared
 // memory at any byte offset: five word reads funnel-shifted by the offset (four aligned reads
-// for 4-byte elements), one aligned 16-byte global store. Only chunks cut by the matrix's first
-// or last row are written element by element; tiles cut by the last column take the same
+// for 4- and 8-byte elements), one aligned 16-byte global store. Only chunks cut by the matrix's
+// first or last row are written element by element; tiles cut by the last column take the same
 // vector loads, and tiles with all their rows and columns inside the matrix a path without
 // bounds checks. Column c starts at c * pitch + 16 * (c / P) bytes, so the pieces one
 // store instruction writes (P-column groups j = 0..7 of a row segment, 4 rows each) fall in
@@ -60,33 +60,52 @@ __device__ __forceinline__ uint4 shuffle_down(uint4 v, int width) {
       __shfl_down_sync(0xffffffffu, v.z, 1, width), __shfl_down_sync(0xffffffffu, v.w, 1, width));
 }
 
+/// A piece of one tile column: 4 consecutive rows of E bytes (two 16-byte halves for E = 8).
+template <int E>
+struct column_piece {
+  using type = element_t<4 * E>;
+};
+template <>
+struct column_piece<8> {
+  struct type {
+    uint4 rows01, rows23;
+  };
+};
+
 /// The 4 x P elements of `rows` (the same 16 bytes of 4 consecutive rows) as P column pieces:
 /// out[c] holds column c of rows 0..3, row i at bytes [i * E, (i + 1) * E).
 template <int E>
-__device__ __forceinline__ void rows_to_column_pieces(const uint4 (&rows)[4],
-                                                      element_t<4 * E> (&out)[16 / E]) {
+__device__ __forceinline__ void rows_to_column_pieces(
+    const uint4 (&rows)[4], typename column_piece<E>::type (&out)[16 / E]) {
   const unsigned w[4][4] = {{rows[0].x, rows[0].y, rows[0].z, rows[0].w},
                             {rows[1].x, rows[1].y, rows[1].z, rows[1].w},
                             {rows[2].x, rows[2].y, rows[2].z, rows[2].w},
                             {rows[3].x, rows[3].y, rows[3].z, rows[3].w}};
+  if constexpr (E == 8) {
 #pragma unroll
-  for (int m = 0; m < 4; ++m) {  // word m of each row: columns m * 4 / E ..
-    if constexpr (E == 4) {
-      out[m] = make_uint4(w[0][m], w[1][m], w[2][m], w[3][m]);
-    } else if constexpr (E == 2) {
-      out[2 * m] =
-          make_uint2(__byte_perm(w[0][m], w[1][m], 0x5410), __byte_perm(w[2][m], w[3][m], 0x5410));
-      out[2 * m + 1] =
-          make_uint2(__byte_perm(w[0][m], w[1][m], 0x7632), __byte_perm(w[2][m], w[3][m], 0x7632));
-    } else {
-      const unsigned ab_lo = __byte_perm(w[0][m], w[1][m], 0x5140);  // a0 b0 a1 b1
-      const unsigned ab_hi = __byte_perm(w[0][m], w[1][m], 0x7362);  // a2 b2 a3 b3
-      const unsigned cd_lo = __byte_perm(w[2][m], w[3][m], 0x5140);
-      const unsigned cd_hi = __byte_perm(w[2][m], w[3][m], 0x7362);
-      out[4 * m] = __byte_perm(ab_lo, cd_lo, 0x5410);
-      out[4 * m + 1] = __byte_perm(ab_lo, cd_lo, 0x7632);
-      out[4 * m + 2] = __byte_perm(ab_hi, cd_hi, 0x5410);
-      out[4 * m + 3] = __byte_perm(ab_hi, cd_hi, 0x7632);
+    for (int c = 0; c < 2; ++c)  // column c: words 2c, 2c + 1 of each row
+      out[c] = {make_uint4(w[0][2 * c], w[0][2 * c + 1], w[1][2 * c], w[1][2 * c + 1]),
+                make_uint4(w[2][2 * c], w[2][2 * c + 1], w[3][2 * c], w[3][2 * c + 1])};
+  } else {
+#pragma unroll
+    for (int m = 0; m < 4; ++m) {  // word m of each row: columns m * 4 / E ..
+      if constexpr (E == 4) {
+        out[m] = make_uint4(w[0][m], w[1][m], w[2][m], w[3][m]);
+      } else if constexpr (E == 2) {
+        out[2 * m] = make_uint2(__byte_perm(w[0][m], w[1][m], 0x5410),
+                                __byte_perm(w[2][m], w[3][m], 0x5410));
+        out[2 * m + 1] = make_uint2(__byte_perm(w[0][m], w[1][m], 0x7632),
+                                    __byte_perm(w[2][m], w[3][m], 0x7632));
+      } else {
+        const unsigned ab_lo = __byte_perm(w[0][m], w[1][m], 0x5140);  // a0 b0 a1 b1
+        const unsigned ab_hi = __byte_perm(w[0][m], w[1][m], 0x7362);  // a2 b2 a3 b3
+        const unsigned cd_lo = __byte_perm(w[2][m], w[3][m], 0x5140);
+        const unsigned cd_hi = __byte_perm(w[2][m], w[3][m], 0x7362);
+        out[4 * m] = __byte_perm(ab_lo, cd_lo, 0x5410);
+        out[4 * m + 1] = __byte_perm(ab_lo, cd_lo, 0x7632);
+        out[4 * m + 2] = __byte_perm(ab_hi, cd_hi, 0x5410);
+        out[4 * m + 3] = __byte_perm(ab_hi, cd_hi, 0x7632);
+      }
     }
   }
 }
@@ -103,7 +122,7 @@ struct unaligned_tile {
   static constexpr int C = W / E;  ///< tile columns
   static constexpr int chunks_per_row = W / 16;
   static constexpr int G = 4;  ///< rows a lane loads together
-  using piece = element_t<G * E>;
+  using piece = typename column_piece<E>::type;
   static constexpr int pitch = smem_rows * E;  ///< bytes of one column
   static constexpr int load_items = smem_rows / G * chunks_per_row;
   static constexpr int load_steps = (load_items + threads - 1) / threads;
@@ -118,6 +137,7 @@ struct unaligned_tile {
   static_assert(chunks_per_row >= 8 && chunks_per_row <= 32 && 32 % chunks_per_row == 0,
                 "a warp loads whole rows, 8 to 32 lanes each");
   static_assert(B % 2 == 0, "a tile owns whole 32-byte sectors of each destination row");
+  static_assert(smem_rows % G == 0, "whole 4-row load groups");
   static_assert(P * pitch % 128 == 0, "the bank offsets of column_start spread a store");
   static_assert(threads % 32 == 0, "whole warps");
 
@@ -175,7 +195,7 @@ struct unaligned_tile {
   /// The 16 bytes at `offset` (any multiple of E) of the shared tile.
   __device__ static uint4 read_chunk(const unsigned char* tile, int offset) {
     const auto* words = reinterpret_cast<const unsigned*>(tile) + (offset >> 2);
-    if constexpr (E == 4) {
+    if constexpr (E >= 4) {
       return make_uint4(words[0], words[1], words[2], words[3]);
     } else {
       const unsigned bits = (offset & 3) * 8;
@@ -243,7 +263,7 @@ __global__ void __launch_bounds__(Policy::threads, Policy::min_blocks)
                                     std::int64_t ldb, std::int64_t src_stride,
                                     std::int64_t dst_stride) {
   using tile_t = unaligned_tile<E, Policy>;
-  __shared__ __align__(16) unsigned char tile[tile_t::bytes];
+  extern __shared__ __align__(16) unsigned char tile[];  // tile_t::bytes
   for_each_tile<tile_t::R, tile_t::C>(
       batch, rows, cols,
       [&](std::int64_t b, std::int64_t r0, std::int64_t c0, std::int64_t rows_left,
@@ -272,7 +292,8 @@ template <int E, class Policy>
 void launch_unaligned_with(const copy_args& a, cudaStream_t stream) {
   using tile_t = unaligned_tile<E, Policy>;
   launch_column_tiles<E>(copy_transpose_unaligned_kernel<E, Policy>, a, tile_t::R, tile_t::C,
-                         tile_t::threads, stream, "copy_transpose_unaligned_kernel launch");
+                         tile_t::threads, tile_t::bytes, stream,
+                         "copy_transpose_unaligned_kernel launch");
 }
 
 }  // namespace xpose::detail::cuda

@@ -108,7 +108,7 @@ std::string kernel_text(const stage& s) {
       return std::string(
                  "copy_tuned tiles when the source is 16-byte and the destination "
                  "32-byte aligned at execute, else ") +
-             (w >= 8 ? "copy_sectors" : "copy_unaligned") + words;
+             (w == 16 ? "copy_sectors" : "copy_unaligned") + words;
     case copy_kernel::sectors:
       return "copy_sectors, the leading dimensions leaving rows unaligned: one element per "
              "lane, whole 32-byte destination sectors" +

@@ -209,7 +209,10 @@ TEST(Plans, DescribeNamesTheGpuKernel) {
   EXPECT_NE(aligned.find("(pointers aligned to 4 bytes)"), std::string::npos) << aligned;
   EXPECT_NE(kernel_line(xpose::plan_copy(dense(10007, 7001, 4), 0, 0, gpu)).find("copy_unaligned"),
             std::string::npos);
-  EXPECT_NE(kernel_line(xpose::plan_copy(dense(10007, 7001, 8), 0, 0, gpu)).find("copy_sectors"),
+  EXPECT_NE(kernel_line(xpose::plan_copy(dense(10007, 7001, 8), 0, 0, gpu)).find("copy_unaligned"),
+            std::string::npos);
+  // 16-byte rows of 4095 elements start mid-sector: copy_sectors.
+  EXPECT_NE(kernel_line(xpose::plan_copy(dense(4097, 4095, 16), 0, 0, gpu)).find("copy_sectors"),
             std::string::npos);
   // 1-byte rows of 8208 bytes start 16 bytes into a 32-byte sector: copy_unaligned.
   EXPECT_NE(kernel_line(xpose::plan_copy(dense(8176, 8208, 1), 0, 0, gpu)).find("copy_unaligned"),

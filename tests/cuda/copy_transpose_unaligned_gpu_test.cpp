@@ -1,6 +1,6 @@
 // The kernels for rows that do not start on 16 / 32 bytes, called directly: copy_unaligned
-// (src/cuda/copy_transpose_unaligned_kernel.cuh, 1-, 2- and 4-byte elements) and copy_sectors
-// (copy_transpose_sectors_kernel.cuh, 8- and 16-byte elements), against the host reference on
+// (src/cuda/copy_transpose_unaligned_kernel.cuh, 1-, 2-, 4- and 8-byte elements) and copy_sectors
+// (copy_transpose_sectors_kernel.cuh, 16-byte elements), against the host reference on
 // random data: odd dimensions, padded rows, misaligned base pointers,
 // destination rows starting anywhere in a 32-byte sector, batches, shapes smaller and larger
 // than a tile, more tile rows and matrices than the grid's y and z take; poisoned destinations
@@ -52,7 +52,7 @@ void check_unaligned(const unaligned_case& c, std::uint64_t seed) {
   a.ldb = ldb;
   a.src_stride = src_stride;
   a.dst_stride = dst_stride;
-  if (c.e >= 8)
+  if (c.e == 16)
     xpose::detail::cuda::launch_copy_sectors(a, c.e, nullptr);
   else
     xpose::detail::cuda::launch_copy_unaligned(a, c.e, nullptr);
@@ -116,9 +116,11 @@ TEST(GpuCopyUnaligned, MoreTileRowsAndMatricesThanTheGrid) {
   XPOSE_REQUIRE_GPU();
   using namespace xpose::detail::cuda;
   constexpr std::int64_t unaligned_tile_rows = copy_unaligned_policy<4>::row_blocks * (16 / 4);
-  constexpr std::int64_t sectors_tile_rows = copy_sectors_policy<8>::tile_rows;
+  constexpr std::int64_t unaligned_8_tile_rows = copy_unaligned_policy<8>::row_blocks * (16 / 8);
+  constexpr std::int64_t sectors_tile_rows = copy_sectors_policy<16>::tile_rows;
   check_unaligned({65535 * unaligned_tile_rows + 45, 3, 4}, 501);
-  check_unaligned({65535 * sectors_tile_rows + 45, 3, 8}, 502);
+  check_unaligned({65535 * unaligned_8_tile_rows + 45, 3, 8}, 504);
+  check_unaligned({65535 * sectors_tile_rows + 45, 3, 16}, 502);
   for (int e : unaligned_element_sizes) check_unaligned({3, 5, e, 0, 0, 65535 + 9}, 503 + e);
 }
 
