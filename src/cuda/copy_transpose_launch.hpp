@@ -47,6 +47,9 @@ void launch_copy_seed_variant(const copy_args& a, int word_bytes, route variant,
 /// 4-byte words, ...); a is in elements.
 void launch_copy_super_elements(const copy_args& a, int word_bytes, std::int64_t words_per_element,
                                 cudaStream_t stream);
+/// Whether launch_copy_super_elements moves such elements as 16-byte chunks (else one word per
+/// access).
+bool super_elements_in_chunks(int word_bytes, std::int64_t words_per_element);
 
 /// `batch` square n x n matrices in place (rows `ld` apart, matrices `stride` apart), elements
 /// of `words_per_element` words of `word_bytes` bytes; `variant` is square_tile_swap or

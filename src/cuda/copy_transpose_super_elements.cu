@@ -5,15 +5,17 @@
 // words) and stores the destination rows, so both sides are coalesced for any k. S shrinks as
 // k grows so the tile stays within 32 KiB (halo rows aside). Grid-stride over the tiles of all
 // matrices.
-// For elements of 3 or 5 words of 1-8 bytes (12-, 20-, 24-byte, ...) both sides move aligned
-// 16-byte chunks (seed slides 001, "more work per thread"; HOPPER.md: 16-byte accesses), the
-// words going to and from the padded tile one by one. Loads: the chunks that cover each row
-// strip (one more when the strip does not start on 16 bytes; words outside it are dropped, and
-// nothing is read past the batch's last byte). Stores: each destination row is cut at its own
-// 32-byte boundaries and a tile writes the sectors that start in its strip, so every sector
-// leaves whole from one tile (a sector's halves written by two tiles cost the L2 far more than
-// their bytes); a sector may reach into the next tile's first rows, so such tiles load a halo of
-// ceil(31 / element bytes) rows. Other sizes: one word per access.
+// For elements of 3 or 5 words of 1-8 bytes (12-, 20-, 24-byte, ...) and of 7 to 15 words of at
+// most 32 bytes in all (7-, 9-, 11-, 13-, 14-, 15-, 28-byte, ...: with naturally aligned
+// pointers, every element size up to 32 bytes) both sides move aligned 16-byte chunks (seed slides
+// 001, "more work per thread"; HOPPER.md: 16-byte accesses), the words going to and from the padded
+// tile one by one. Loads: the chunks that cover each row strip (one more when the strip does not
+// start on 16 bytes; words outside it are dropped, and nothing is read past the batch's last byte).
+// Stores: each destination row is cut at its own 32-byte boundaries and a tile writes the sectors
+// that start in its strip, so every sector leaves whole from one tile (a sector's halves written by
+// two tiles cost the L2 far more than their bytes); a sector may reach into the next tile's first
+// rows, so such tiles load a halo of ceil(31 / element bytes) rows. Other sizes: one word per
+// access.
 #include <cstdint>
 #include <type_traits>
 
@@ -166,10 +168,15 @@ void launch_super_kernel(const copy_args& a, std::int64_t k, cudaStream_t stream
   check_launch("copy_transpose_super_elements_kernel launch");
 }
 
+/// Chunks need K known at compile time, words below 16 bytes and a tile strip of whole sectors
+/// (true for every element of 3 to 15 words of 1-8 bytes).
+template <class W, int K>
+constexpr bool in_chunks = K > 0 && sizeof(W) < 16 &&
+                           super_side(K, sizeof(W)) * K * sizeof(W) % 32 == 0;
+
 template <class W, int K>
 void launch_super_with(const copy_args& a, std::int64_t k, cudaStream_t stream) {
-  // Chunks need a tile strip of whole sectors (true for every 3- or 5-word element of 1-8 bytes).
-  if constexpr (K > 0 && sizeof(W) < 16 && super_side(K, sizeof(W)) * K * sizeof(W) % 32 == 0) {
+  if constexpr (in_chunks<W, K>) {
     const int e = static_cast<int>(k * sizeof(W));
     if (rows_aligned(a.src, a.lda, a.src_stride, a.batch, e, 16) &&
         rows_aligned(a.dst, a.ldb, a.dst_stride, a.batch, e, 32))
@@ -180,18 +187,49 @@ void launch_super_with(const copy_args& a, std::int64_t k, cudaStream_t stream) 
   }
 }
 
-/// Compile-time kernels for the common odd multiples (3: 12- and 24-byte elements, 5), a
-/// run-time one for the rest.
-template <class W>
-void launch_super(const copy_args& a, std::int64_t k, cudaStream_t stream) {
+template <int K>
+using words_t = std::integral_constant<int, K>;
+
+/// visit(words_t<K>{}) with K = k for the element shapes compiled in: 3 and 5 words, and 7 to 15
+/// (odd: what naturally aligned pointers give) when the element has at most 32 bytes; K = 0
+/// (k at run time, one word per access) for the rest.
+template <class W, class Visit>
+auto with_words(std::int64_t k, Visit&& visit) {
+  constexpr bool up_to_32 = sizeof(W) <= 2;  // 15 words of 2 bytes: 30 bytes
   switch (k) {
     case 3:
-      return launch_super_with<W, 3>(a, k, stream);
+      return visit(words_t<3>{});
     case 5:
-      return launch_super_with<W, 5>(a, k, stream);
+      return visit(words_t<5>{});
+    case 7:
+      if constexpr (7 * sizeof(W) <= 32) return visit(words_t<7>{});
+      break;
+    case 9:
+      if constexpr (up_to_32) return visit(words_t<9>{});
+      break;
+    case 11:
+      if constexpr (up_to_32) return visit(words_t<11>{});
+      break;
+    case 13:
+      if constexpr (up_to_32) return visit(words_t<13>{});
+      break;
+    case 15:
+      if constexpr (up_to_32) return visit(words_t<15>{});
+      break;
     default:
-      return launch_super_with<W, 0>(a, k, stream);
+      break;
   }
+  return visit(words_t<0>{});
+}
+
+template <class W>
+void launch_super(const copy_args& a, std::int64_t k, cudaStream_t stream) {
+  with_words<W>(k, [&](auto words) { launch_super_with<W, decltype(words)::value>(a, k, stream); });
+}
+
+template <class W>
+bool in_chunks_for(std::int64_t k) {
+  return with_words<W>(k, [](auto words) { return in_chunks<W, decltype(words)::value>; });
 }
 
 }  // namespace
@@ -213,6 +251,21 @@ void launch_copy_super_elements(const copy_args& a, int word_bytes, std::int64_t
       throw error(status::internal_error, "launch_copy_super_elements: word size " +
                                               std::to_string(word_bytes) +
                                               " is not 1, 2, 4, 8 or 16");
+  }
+}
+
+bool super_elements_in_chunks(int word_bytes, std::int64_t words_per_element) {
+  switch (word_bytes) {
+    case 1:
+      return in_chunks_for<element_t<1>>(words_per_element);
+    case 2:
+      return in_chunks_for<element_t<2>>(words_per_element);
+    case 4:
+      return in_chunks_for<element_t<4>>(words_per_element);
+    case 8:
+      return in_chunks_for<element_t<8>>(words_per_element);
+    default:
+      return false;
   }
 }
 

@@ -81,17 +81,17 @@ std::size_t prepare(plan_data& plan) {
 std::string kernel_text(const stage& s) {
   const int w = word_bytes_for(s.super_bytes, {});
   const std::int64_t k = static_cast<std::int64_t>(s.super_bytes) / w;
-  const std::string words = " (pointers aligned to " + std::to_string(w) + " bytes)";
+  const std::string word = std::to_string(w) + (w == 1 ? " byte" : " bytes");
+  const std::string words = " (pointers aligned to " + word + ")";
   if (k != 1)
     return std::string(s.kind == stage_kind::square_swap ? "super-element tile swap"
                                                          : "super-element transpose") +
            ", each " + std::to_string(s.super_bytes) + "-byte element as " + std::to_string(k) +
-           " words of " + std::to_string(w) + " bytes" + words +
-           (s.kind == stage_kind::square_swap
-                ? std::string()
-                : std::string("; elements of 3 or 5 words of 1-8 bytes move as aligned "
-                              "16-byte chunks with whole 32-byte destination sectors, others "
-                              "one word per access"));
+           " words of " + word + words +
+           (s.kind == stage_kind::square_swap ? std::string()
+            : super_elements_in_chunks(w, k)
+                ? std::string("; aligned 16-byte chunks with whole 32-byte destination sectors")
+                : std::string("; one word per access"));
   if (s.kind == stage_kind::square_swap)
     return s.variant == route::square_naive
                ? "square_naive, one thread per element pair"

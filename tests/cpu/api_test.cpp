@@ -221,6 +221,12 @@ TEST(Plans, DescribeNamesTheGpuKernel) {
             std::string::npos);
   const std::string twelve = kernel_line(xpose::plan_copy(dense(300, 500, 12), 0, 0, gpu));
   EXPECT_NE(twelve.find("12-byte element as 3 words of 4 bytes"), std::string::npos) << twelve;
+  EXPECT_NE(twelve.find("16-byte chunks"), std::string::npos) << twelve;
+  const std::string seven = kernel_line(xpose::plan_copy(dense(300, 500, 7), 0, 0, gpu));
+  EXPECT_NE(seven.find("7 words of 1 byte"), std::string::npos) << seven;
+  EXPECT_NE(seven.find("aligned 16-byte chunks"), std::string::npos) << seven;
+  const std::string thirty_six = kernel_line(xpose::plan_copy(dense(300, 500, 36), 0, 0, gpu));
+  EXPECT_NE(thirty_six.find("one word per access"), std::string::npos) << thirty_six;
   EXPECT_NE(kernel_line(xpose::plan_inplace(dense(4096, 4096, 8), gpu)).find("square_tile_swap"),
             std::string::npos);
   xpose::plan_options naive = gpu;
