@@ -84,13 +84,13 @@ std::vector<bench_case> default_cuda_cases() {
          {10007, 7001, elem},
          {32, 4000000, elem},
          {4000000, 32, elem}});
-  // The narrowest skinny shapes, and an element size the planner splits into words (rows on 16
-  // bytes: 16-byte accesses; odd: one word per access).
+  // The narrowest skinny shapes, and element sizes the planner splits into words (12 bytes:
+  // three 4-byte words; 3 and 7 bytes: words of one byte), moved as 16-byte chunks.
   for (const std::size_t elem : {1, 2})
     add(cases, "cuda out-of-place copy_tuned", cuda, false, route::copy_tuned,
         {{3, 24000000, elem}, {24000000, 3, elem}});
   add(cases, "cuda out-of-place copy_tuned", cuda, false, route::copy_tuned,
-      {{8192, 8192, 12}, {4095, 4097, 12}});
+      {{8192, 8192, 12}, {4095, 4097, 12}, {6001, 7001, 3}, {6001, 7001, 7}});
   for (const route r : {route::copy_naive, route::copy_shared_tiles, route::copy_padded_tiles,
                         route::copy_multi_element, route::copy_tuned})
     cases.push_back({"cuda out-of-place seed variants", cuda, false, r, 4096, 4096, 4});
