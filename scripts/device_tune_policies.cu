@@ -2,8 +2,9 @@
 // candidate tile policies of copy_tuned per element size on 16-byte aligned shapes, as ratios to a
 // device-to-device copy of the same bytes (CUDA events, median of 7). The winners go into
 // src/cuda/copy_transpose_policy.hpp. Odd shapes (rows not 16-byte aligned) time candidate
-// policies of copy_unaligned (1-, 2-, 4-byte elements), copy_sectors (8, 16) and the dispatch, and
-// shapes whose tiles are cut by the edges time the dispatch; every output (random data, poisoned
+// policies of copy_unaligned (1-, 2-, 4-, 8-byte elements; copy_sectors as the 8-byte comparison)
+// and copy_sectors (16), aligned shapes candidate policies of copy_tuned, each next to the
+// library's dispatch; every output (random data, poisoned
 // destination) is checked byte for byte against copy_multi_element's. `--odd-only` skips the
 // copy_tuned policy sweep.
 // `--profile` runs the dispatch once on 10007 x 7001 for 1-, 2-, 4- and 8-byte elements (for
@@ -141,8 +142,8 @@ void odd_candidate(std::int64_t rows, std::int64_t cols, float copy, tile_policy
                   [&] { launch_tuned_with<E, tile_policy<R, W, T, M>>(a, nullptr); });
 }
 
-/// One shape: the reference (copy_multi_element) into buf_c, then the copy_tuned dispatch and
-/// copy_unaligned with each candidate policy, checked against it.
+/// One shape: the reference (copy_multi_element) into buf_c, then the library's dispatch and each
+/// candidate (a copy_unaligned, copy_sectors or copy_tuned policy), checked against it.
 template <int E, class... P>
 void shape_sweep(std::int64_t rows, std::int64_t cols) {
   const std::int64_t bytes = rows * cols * E;

@@ -6,6 +6,7 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <string>
 
 #include "cuda/copy_transpose_launch.hpp"
 #include "cuda/cuda_check.hpp"
@@ -43,15 +44,26 @@ using column_tiles_kernel = void (*)(const element_t<E>*, element_t<E>*, std::in
 
 /// Launches `kernel` on tile_grid(a, tile_rows, tile_cols) with `threads` per block and
 /// `dynamic_shared` bytes of dynamic shared memory on `stream` (above 48 KiB the kernel is
-/// allowed that much first: a host-side attribute, no synchronization).
+/// allowed that much first: host-side calls, no synchronization; a device that cannot give it
+/// gets a clear error).
 template <int E>
 void launch_column_tiles(column_tiles_kernel<E> kernel, const copy_args& a, int tile_rows,
                          int tile_cols, int threads, int dynamic_shared, cudaStream_t stream,
                          const char* launch_name) {
-  if (dynamic_shared > 48 * 1024)
+  if (dynamic_shared > 48 * 1024) {
+    int device = 0, allowed = 0;
+    check_cuda(cudaGetDevice(&device), launch_name);
+    check_cuda(cudaDeviceGetAttribute(&allowed, cudaDevAttrMaxSharedMemoryPerBlockOptin, device),
+               launch_name);
+    if (dynamic_shared > allowed)
+      throw error(status::device_error,
+                  std::string(launch_name) + ": the tile needs " + std::to_string(dynamic_shared) +
+                      " bytes of shared memory per block, the device allows " +
+                      std::to_string(allowed) + " (the policies are tuned for sm_90)");
     check_cuda(
         cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, dynamic_shared),
         launch_name);
+  }
   kernel<<<tile_grid(a, tile_rows, tile_cols), threads, dynamic_shared, stream>>>(
       static_cast<const element_t<E>*>(a.src), static_cast<element_t<E>*>(a.dst), a.batch, a.rows,
       a.cols, a.lda, a.ldb, a.src_stride, a.dst_stride);

@@ -6,8 +6,9 @@
 // k grows so the tile stays within 32 KiB (halo rows aside). Grid-stride over the tiles of all
 // matrices.
 // For elements of 3 or 5 words of 1-8 bytes (12-, 20-, 24-byte, ...) and of 7 to 15 words of at
-// most 32 bytes in all (7-, 9-, 11-, 13-, 14-, 15-, 28-byte, ...: with naturally aligned
-// pointers, every element size up to 32 bytes) both sides move aligned 16-byte chunks (seed slides
+// most 32 bytes in all (7-, 9-, 11-, 13-, 14-, 15-, 18-, 28-byte, ...: with naturally aligned
+// pointers, every element size up to 16 bytes and every even one up to 30) both sides move
+// aligned 16-byte chunks (seed slides
 // 001, "more work per thread"; HOPPER.md: 16-byte accesses), the words going to and from the padded
 // tile one by one. Loads: the chunks that cover each row strip (one more when the strip does not
 // start on 16 bytes; words outside it are dropped, and nothing is read past the batch's last byte).
@@ -192,7 +193,7 @@ using words_t = std::integral_constant<int, K>;
 
 /// visit(words_t<K>{}) with K = k for the element shapes compiled in: 3 and 5 words, and 7 to 15
 /// (odd: what naturally aligned pointers give) when the element has at most 32 bytes; K = 0
-/// (k at run time, one word per access) for the rest.
+/// (k at run time, one word per access) for the rest, e.g. odd sizes of 17 to 31 bytes.
 template <class W, class Visit>
 auto with_words(std::int64_t k, Visit&& visit) {
   constexpr bool up_to_32 = sizeof(W) <= 2;  // 15 words of 2 bytes: 30 bytes

@@ -225,8 +225,13 @@ TEST(Plans, DescribeNamesTheGpuKernel) {
   const std::string seven = kernel_line(xpose::plan_copy(dense(300, 500, 7), 0, 0, gpu));
   EXPECT_NE(seven.find("7 words of 1 byte"), std::string::npos) << seven;
   EXPECT_NE(seven.find("aligned 16-byte chunks"), std::string::npos) << seven;
-  const std::string thirty_six = kernel_line(xpose::plan_copy(dense(300, 500, 36), 0, 0, gpu));
-  EXPECT_NE(thirty_six.find("one word per access"), std::string::npos) << thirty_six;
+  const std::string eighteen = kernel_line(xpose::plan_copy(dense(300, 500, 18), 0, 0, gpu));
+  EXPECT_NE(eighteen.find("9 words of 2 bytes"), std::string::npos) << eighteen;
+  EXPECT_NE(eighteen.find("aligned 16-byte chunks"), std::string::npos) << eighteen;
+  for (std::size_t e : {17, 36}) {
+    const std::string line = kernel_line(xpose::plan_copy(dense(300, 500, e), 0, 0, gpu));
+    EXPECT_NE(line.find("one word per access"), std::string::npos) << line;
+  }
   EXPECT_NE(kernel_line(xpose::plan_inplace(dense(4096, 4096, 8), gpu)).find("square_tile_swap"),
             std::string::npos);
   xpose::plan_options naive = gpu;

@@ -162,18 +162,20 @@ TEST(GpuCopyTranspose, ColumnMajor) {
 
 TEST(GpuCopyTranspose, OtherElementSizesAsSuperElements) {
   XPOSE_REQUIRE_GPU();
-  for (std::size_t e : {3, 5, 6, 7, 9, 10, 11, 13, 14, 15, 20, 24, 28, 36, 40, 48, 80, 100, 1024})
+  for (std::size_t e :
+       {3, 5, 6, 7, 9, 10, 11, 13, 14, 15, 17, 18, 20, 22, 24, 26, 28, 36, 40, 48, 80, 100, 1024})
     check_copy({37, 45, e, 0, 0, 2}, route::automatic, 41 + e);
 }
 
 // The super-element kernel's 16-byte path for every element of 3 or 5 words (3-, 6-, 12-, 24-byte
 // as 1-, 2-, 4-, 8-byte words; 5-, 10-, 20-, 40-byte) and of 7 to 15 words up to 32 bytes (7-,
-// 9-, 11-, 13-, 15-byte as bytes, 14- and 30-byte as 2-byte words, 28-byte as 4-byte words),
+// 9-, 11-, 13-, 15-byte as bytes, 14-, 18-, 22-, 26-, 30-byte as 2-byte words, 28-byte as 4-byte
+// words),
 // with rows on 16 bytes or padded to cut tiles mid-vector, and batched. Small enough for
 // compute-sanitizer (the name matches its filter).
 TEST(GpuCopyTranspose, SuperElementsOn16ByteRowsSmallSanitizerShapes) {
   XPOSE_REQUIRE_GPU();
-  for (std::size_t e : {3, 5, 6, 7, 9, 10, 11, 12, 13, 14, 15, 20, 24, 28, 30, 40}) {
+  for (std::size_t e : {3, 5, 6, 7, 9, 10, 11, 12, 13, 14, 15, 18, 20, 22, 24, 26, 28, 30, 40}) {
     check_copy({64, 96, e, 0, 0, 3}, route::automatic, 61 + e);
     check_copy({101, 67, e, 80, 112}, route::automatic, 62 + e);
     check_copy({37, 45, e, 48, 48, 2, 37 * 48 + 16, 45 * 48 + 32}, route::automatic, 63 + e);

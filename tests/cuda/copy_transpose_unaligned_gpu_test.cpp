@@ -100,6 +100,7 @@ TEST(GpuCopyUnaligned, MisalignedPointersAndPaddedRows) {
     for (std::size_t offset = 0; offset < 16; offset += static_cast<std::size_t>(e)) {
       check_unaligned({1001, 777, e, 0, 0, 1, 0, 0, offset, 16 - offset}, offset + e);
       check_unaligned({333, 515, e, 519, 341, 1, 0, 0, 16 - offset, offset}, 100 + offset + e);
+      check_unaligned({517, 333, e, 0, 0, 1, 0, 0, offset, 0}, 200 + offset + e);  // dst on 32
     }
 }
 
