@@ -199,8 +199,8 @@ int main(int argc, char** argv) {
     shape_sweep<1, unaligned_policy<14, 128, 256, 4>, unaligned_policy<14, 256, 512, 2>,
                 unaligned_policy<22, 256, 512, 2>>(r, c);
   for (auto [r, c] : {std::pair{11583, 11585}, {10007, 7001}})
-    shape_sweep<2, unaligned_policy<14, 512, 512, 2>, unaligned_policy<14, 256, 256, 4>,
-                unaligned_policy<22, 512, 512, 2>>(r, c);
+    shape_sweep<2, unaligned_policy<6, 512, 512, 2>, unaligned_policy<14, 512, 512, 2>,
+                unaligned_policy<6, 256, 256, 4>>(r, c);
   for (auto [r, c] : {std::pair{8191, 8193}, {10007, 7001}})
     shape_sweep<4, unaligned_policy<14, 512, 512, 2>, unaligned_policy<14, 256, 128, 6>,
                 unaligned_policy<30, 512, 512, 2>>(r, c);

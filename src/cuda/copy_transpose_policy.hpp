@@ -50,18 +50,18 @@ struct square_tile_policy<16> : tile_policy<32, 512, 256, 3> {};
 
 /// copy_unaligned (rows of any alignment): B row blocks of 16 / E rows (B even), W bytes per
 /// tile row, THREADS per block, MIN_BLOCKS resident blocks per SM asked of ptxas; the tile lives
-/// in dynamic shared memory (the 2-byte one, 64.5 KiB, needs the opt-in of sm_80 and later). From
-/// the sweeps of scripts/device_tune_policies.cu --odd-only on the H100 (2026-11-23,
-/// column-by-column kernel): tiles whose threads take four or five load steps ran at 0.70-0.79
-/// (each step waits for its loads), 256-thread blocks held to two per SM (16 warps) at
-/// 0.79-0.84; 512-byte tile rows with 512 threads and two blocks per SM (one load step for 4- and
-/// 8-byte elements, two for 2-byte ones) gained 0.01-0.025 over 256-byte rows for 2-, 4- and
-/// 8-byte elements (8-byte: over copy_sectors' one element per lane) in four runs, and 30 row
-/// blocks for 8-byte elements (a 480-byte destination run per tile column); for 1-byte
-/// elements the same shape (256-byte rows, 64 KiB) was 0.02-0.03 slower on 8208 x 8176 and even
-/// elsewhere, as were 10 and 22 row blocks; 14 row blocks keep the halo at 1/7 of the rows;
-/// loads staged through cp.async ran 0.03-0.09 slower, L2 prefetches of the next wave's tiles
-/// 0.15-0.25 slower, 64-byte destination segments 0.005-0.04 slower.
+/// in dynamic shared memory (tiles over 48 KiB, none of the policies below, would need the
+/// opt-in of sm_80 and later). From the sweeps of scripts/device_tune_policies.cu --odd-only on
+/// the H100 (2026-11-23, column-by-column kernel): tiles whose threads take four or five load
+/// steps ran at 0.70-0.79 (each step waits for its loads), 256-thread blocks held to two per SM
+/// (16 warps) at 0.79-0.84; 512-byte tile rows with 512 threads and two blocks per SM, loaded in
+/// one step, gained 0.01-0.025 over 256-byte rows for 2-, 4- and 8-byte elements (8-byte: over
+/// copy_sectors' one element per lane) in four runs: 14 row blocks for 4-byte elements, 30 for
+/// 8-byte ones (a 480-byte destination run per tile column) and 6 for 2-byte ones (0.005-0.02
+/// over 14 row blocks, which take two load steps, in three runs); for 1-byte elements 256- and
+/// 512-byte rows were up to 0.03 slower on 8208 x 8176 and 16383 x 16385, as were 10 and 22 row
+/// blocks; loads staged through cp.async ran 0.03-0.09 slower, L2 prefetches of the next wave's
+/// tiles 0.15-0.25 slower, 64-byte destination segments 0.005-0.04 slower.
 template <int B, int W, int THREADS, int MIN_BLOCKS>
 struct unaligned_policy {
   static constexpr int row_blocks = B, tile_bytes = W, threads = THREADS, min_blocks = MIN_BLOCKS;
@@ -71,7 +71,7 @@ struct copy_unaligned_policy;
 template <>
 struct copy_unaligned_policy<1> : unaligned_policy<14, 128, 256, 4> {};
 template <>
-struct copy_unaligned_policy<2> : unaligned_policy<14, 512, 512, 2> {};
+struct copy_unaligned_policy<2> : unaligned_policy<6, 512, 512, 2> {};
 template <>
 struct copy_unaligned_policy<4> : unaligned_policy<14, 512, 512, 2> {};
 template <>
