@@ -115,31 +115,32 @@ void timed_candidate(const char* name, std::int64_t bytes, float copy, F&& launc
   std::fflush(stdout);
 }
 
+/// A candidate policy: `format` names it from its four numbers; `launch` runs it.
+template <int E>
+void policy_candidate(std::int64_t rows, std::int64_t cols, float copy, const char* format,
+                      const int (&numbers)[4], void (*launch)(const copy_args&, cudaStream_t)) {
+  char name[96];
+  std::snprintf(name, sizeof name, format, numbers[0], numbers[1], numbers[2], numbers[3]);
+  const copy_args a = dense(rows, cols, buf_b);
+  timed_candidate(name, rows * cols * E, copy, [&] { launch(a, nullptr); });
+}
+
 template <int E, int B, int W, int T, int M>
 void odd_candidate(std::int64_t rows, std::int64_t cols, float copy, unaligned_policy<B, W, T, M>) {
-  char name[96];
-  std::snprintf(name, sizeof name, "copy_unaligned B%d W%d T%d minb %d", B, W, T, M);
-  const copy_args a = dense(rows, cols, buf_b);
-  timed_candidate(name, rows * cols * E, copy,
-                  [&] { launch_unaligned_with<E, unaligned_policy<B, W, T, M>>(a, nullptr); });
+  policy_candidate<E>(rows, cols, copy, "copy_unaligned B%d W%d T%d minb %d", {B, W, T, M},
+                      launch_unaligned_with<E, unaligned_policy<B, W, T, M>>);
 }
 
 template <int E, int R, int C, int T, int M>
 void odd_candidate(std::int64_t rows, std::int64_t cols, float copy, sectors_policy<R, C, T, M>) {
-  char name[96];
-  std::snprintf(name, sizeof name, "copy_sectors R%d C%d T%d minb %d", R, C, T, M);
-  const copy_args a = dense(rows, cols, buf_b);
-  timed_candidate(name, rows * cols * E, copy,
-                  [&] { launch_sectors_with<E, sectors_policy<R, C, T, M>>(a, nullptr); });
+  policy_candidate<E>(rows, cols, copy, "copy_sectors R%d C%d T%d minb %d", {R, C, T, M},
+                      launch_sectors_with<E, sectors_policy<R, C, T, M>>);
 }
 
 template <int E, int R, int W, int T, int M>
 void odd_candidate(std::int64_t rows, std::int64_t cols, float copy, tile_policy<R, W, T, M>) {
-  char name[96];
-  std::snprintf(name, sizeof name, "copy_tuned R%d W%d T%d minb %d", R, W, T, M);
-  const copy_args a = dense(rows, cols, buf_b);
-  timed_candidate(name, rows * cols * E, copy,
-                  [&] { launch_tuned_with<E, tile_policy<R, W, T, M>>(a, nullptr); });
+  policy_candidate<E>(rows, cols, copy, "copy_tuned R%d W%d T%d minb %d", {R, W, T, M},
+                      launch_tuned_with<E, tile_policy<R, W, T, M>>);
 }
 
 /// One shape: the reference (copy_multi_element) into buf_c, then the library's dispatch and each
