@@ -169,10 +169,9 @@ TEST(GpuCopyTranspose, OtherElementSizesAsSuperElements) {
 
 // The super-element kernel's 16-byte path for every element of 3 or 5 words (3-, 6-, 12-, 24-byte
 // as 1-, 2-, 4-, 8-byte words; 5-, 10-, 20-, 40-byte) and of 7 to 15 words up to 32 bytes (7-,
-// 9-, 11-, 13-, 15-byte as bytes, 14-, 18-, 22-, 26-, 30-byte as 2-byte words, 28-byte as 4-byte
-// words),
-// with rows on 16 bytes or padded to cut tiles mid-vector, and batched. Small enough for
-// compute-sanitizer (the name matches its filter).
+// 9-, 11-, 13-, 15-byte as bytes; 14-, 18-, 22-, 26-, 30-byte as 2-byte words; 28-byte as 4-byte
+// words), with rows on 16 bytes or padded to cut tiles mid-vector, and batched. Small enough
+// for compute-sanitizer (the name matches its filter).
 TEST(GpuCopyTranspose, SuperElementsOn16ByteRowsSmallSanitizerShapes) {
   XPOSE_REQUIRE_GPU();
   for (std::size_t e : {3, 5, 6, 7, 9, 10, 11, 12, 13, 14, 15, 18, 20, 22, 24, 26, 28, 30, 40}) {
