@@ -6,7 +6,8 @@
 # table is printed last.
 #   usage: scripts/device_check.sh [build-dir]     (default build-cuda; OUT defaults to ./device-out)
 #   TUNE=1 also times the candidate tile policies (scripts/device_tune_policies.cu); TUNE=odd
-#   times only its odd-shape and edge-shape part (copy_unaligned policies, the dispatch).
+#   times only its odd-shape and edge-shape part (copy_unaligned policies, the dispatch);
+#   TUNE=any copy_any_size's policies (elements of 3 to 15 bytes that are not powers of two).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 BUILD=${1:-build-cuda}
@@ -51,6 +52,8 @@ if [[ -n ${TUNE:-} ]]; then
     "$BUILD/libxpose.a" -o "$BUILD/device_tune" >>"$OUT/build.log" 2>&1
   if [[ $TUNE == odd ]]; then
     timeout 200 "$BUILD/device_tune" --odd-only >"$OUT/device_tune.log" 2>&1
+  elif [[ $TUNE == any ]]; then
+    timeout 200 "$BUILD/device_tune" --any-size >"$OUT/device_tune.log" 2>&1
   else
     timeout 200 "$BUILD/device_tune" >"$OUT/device_tune.log" 2>&1
   fi

@@ -7,6 +7,9 @@
 // library's dispatch; every output (random data, poisoned
 // destination) is checked byte for byte against copy_multi_element's. `--odd-only` skips the
 // copy_tuned policy sweep.
+// `--any-size` times copy_any_size's candidate policies for every element size it takes (3, 5, 6,
+// 7, 9-15 bytes) on odd, aligned and skinny shapes, next to the super-element kernel in words of
+// the element's widest power of two, checked against the super-element kernel in 1-byte words.
 // `--profile` runs the dispatch once on 10007 x 7001 for 1-, 2-, 4- and 8-byte elements (for
 // ncu).
 // Build: nvcc -std=c++17 -O3 -arch=sm_90 -Iinclude -Isrc device_tune_policies.cu libxpose.a
@@ -18,6 +21,7 @@
 #include <utility>
 #include <vector>
 
+#include "cuda/copy_transpose_any_size_kernel.cuh"
 #include "cuda/copy_transpose_policy.hpp"
 #include "cuda/copy_transpose_sectors_kernel.cuh"
 #include "cuda/copy_transpose_tuned_kernel.cuh"
@@ -160,6 +164,46 @@ void shape_sweep(std::int64_t rows, std::int64_t cols) {
   (odd_candidate<E>(rows, cols, copy, P{}), ...);
 }
 
+template <int E, int R, int W, int T, int M>
+void any_size_candidate(std::int64_t rows, std::int64_t cols, float copy, tile_policy<R, W, T, M>) {
+  policy_candidate<E>(rows, cols, copy, "copy_any_size R%d W%d T%d minb %d", {R, W, T, M},
+                      launch_any_size_with<E, tile_policy<R, W, T, M>>);
+}
+
+template <int E, int R, int W, int M>
+using any_size_policy = tile_policy<R, W, any_size_one_step_threads(E, R, W), M>;
+
+/// One shape of E-byte elements: the super-element kernel in 1-byte words into buf_c, then the
+/// library's dispatch, the super-element kernel in the words the dispatch took before
+/// copy_any_size, and copy_any_size's candidates, checked against it.
+template <int E>
+void any_size_sweep(std::int64_t rows, std::int64_t cols) {
+  const std::int64_t bytes = rows * cols * E;
+  const float copy = median_ms(
+      ev_a, ev_b, [&] { cudaMemcpyAsync(buf_b, buf_a, bytes, cudaMemcpyDeviceToDevice); });
+  std::printf("shape e=%-2d %6lld x %-6lld (copy %.3f ms)\n", E, (long long)rows, (long long)cols,
+              copy);
+  cudaMemset(buf_c, 0x5A, bytes);
+  launch_copy_super_elements(dense(rows, cols, buf_c), 1, E, nullptr);
+  const copy_args a = dense(rows, cols, buf_b);
+  constexpr int word = E & -E;
+  timed_candidate("super elements (words of the element)", bytes, copy,
+                  [&] { launch_copy_super_elements(a, word, E / word, nullptr); });
+  timed_candidate("launch_copy_any_size dispatch", bytes, copy,
+                  [&] { launch_copy_any_size(a, E, nullptr); });
+  any_size_candidate<E>(rows, cols, copy, any_size_policy<E, 64, 128, 7>{});
+  any_size_candidate<E>(rows, cols, copy, any_size_policy<E, 96, 128, 4>{});
+  any_size_candidate<E>(rows, cols, copy, any_size_policy<E, 128, 128, 3>{});
+  any_size_candidate<E>(rows, cols, copy, any_size_policy<E, 32, 128, 10>{});
+  any_size_candidate<E>(rows, cols, copy, any_size_policy<E, 32, 512, 2>{});
+}
+
+template <int... E>
+void any_size_sweeps() {
+  for (auto [r, c] : {std::pair{6001, 7001}, {8192, 8192}, {16, 3000000}, {64, 1000000}})
+    (any_size_sweep<E>(r, c), ...);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -175,6 +219,10 @@ int main(int argc, char** argv) {
   if (profile) {
     cudaMemcpy(buf_b, buf_a, std::int64_t{10007} * 7001 * 4, cudaMemcpyDeviceToDevice);
     for (int e : {1, 2, 4, 8}) launch_copy_tuned(dense(10007, 7001, buf_b), e, nullptr);
+    return cudaDeviceSynchronize() == cudaSuccess ? 0 : 1;
+  }
+  if (argc > 1 && std::strcmp(argv[1], "--any-size") == 0) {
+    any_size_sweeps<3, 5, 6, 7, 9, 10, 11, 12, 13, 14, 15>();
     return cudaDeviceSynchronize() == cudaSuccess ? 0 : 1;
   }
   if (!odd_only) {

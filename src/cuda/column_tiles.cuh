@@ -1,6 +1,6 @@
-// How copy_unaligned and copy_sectors walk a batch of matrices in tiles of R rows x C columns:
-// grid x runs across the tiles of a row, y down them and z over the matrices, y and z capped at
-// 65535 with the blocks looping over the rest, so no kernel divides to find its tile.
+// How copy_unaligned, copy_sectors and copy_any_size walk a batch of matrices in tiles of R rows x
+// C columns: grid x runs across the tiles of a row, y down them and z over the matrices, y and z
+// capped at 65535 with the blocks looping over the rest, so no kernel divides to find its tile.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -36,18 +36,19 @@ __device__ __forceinline__ void for_each_tile(std::int64_t batch, std::int64_t r
       visit(b, r0, c0, rows - r0, valid_cols);
 }
 
-template <int E>
-using column_tiles_kernel = void (*)(const element_t<E>*, element_t<E>*, std::int64_t batch,
-                                     std::int64_t rows, std::int64_t cols, std::int64_t lda,
-                                     std::int64_t ldb, std::int64_t src_stride,
-                                     std::int64_t dst_stride);
+/// A kernel over tiles of elements of type T (unsigned char for copy_any_size, whose element
+/// sizes have no type; sizes and strides are in elements).
+template <class T>
+using column_tiles_kernel = void (*)(const T*, T*, std::int64_t batch, std::int64_t rows,
+                                     std::int64_t cols, std::int64_t lda, std::int64_t ldb,
+                                     std::int64_t src_stride, std::int64_t dst_stride);
 
 /// Launches `kernel` on tile_grid(a, tile_rows, tile_cols) with `threads` per block and
 /// `dynamic_shared` bytes of dynamic shared memory on `stream` (above 48 KiB the kernel is
 /// allowed that much first: host-side calls, no synchronization; a device that cannot give it
 /// gets a clear error).
-template <int E>
-void launch_column_tiles(column_tiles_kernel<E> kernel, const copy_args& a, int tile_rows,
+template <class T>
+void launch_column_tiles(column_tiles_kernel<T> kernel, const copy_args& a, int tile_rows,
                          int tile_cols, int threads, int dynamic_shared, cudaStream_t stream,
                          const char* launch_name) {
   if (dynamic_shared > 48 * 1024) {
@@ -65,8 +66,8 @@ void launch_column_tiles(column_tiles_kernel<E> kernel, const copy_args& a, int 
         launch_name);
   }
   kernel<<<tile_grid(a, tile_rows, tile_cols), threads, dynamic_shared, stream>>>(
-      static_cast<const element_t<E>*>(a.src), static_cast<element_t<E>*>(a.dst), a.batch, a.rows,
-      a.cols, a.lda, a.ldb, a.src_stride, a.dst_stride);
+      static_cast<const T*>(a.src), static_cast<T*>(a.dst), a.batch, a.rows, a.cols, a.lda, a.ldb,
+      a.src_stride, a.dst_stride);
   check_launch(launch_name);
 }
 

@@ -5,6 +5,7 @@
 
 #include <cuda_runtime.h>
 
+#include <cstddef>
 #include <cstdint>
 
 #include "xpose/route.hpp"
@@ -43,6 +44,14 @@ void launch_copy_skinny(const copy_args& a, int word_bytes, cudaStream_t stream)
 /// copy_multi_element.
 void launch_copy_seed_variant(const copy_args& a, int word_bytes, route variant,
                               cudaStream_t stream);
+/// copy_any_size: elements of 3 to 15 bytes that are not powers of two (copy_any_size_takes),
+/// rows of any alignment, 16-byte global accesses and whole 32-byte destination sectors; a is in
+/// elements of `elem_bytes`. Any shape.
+bool copy_any_size_takes(std::size_t elem_bytes);
+/// Whether the out-of-place dispatch runs copy_any_size for `a` (elements of `elem_bytes`, words
+/// of `word_bytes`) rather than the super-element kernel.
+bool copy_any_size_chosen(const copy_args& a, std::size_t elem_bytes, int word_bytes);
+void launch_copy_any_size(const copy_args& a, std::size_t elem_bytes, cudaStream_t stream);
 /// Elements of `words_per_element` words of `word_bytes` bytes each (12-byte elements as three
 /// 4-byte words, ...); a is in elements.
 void launch_copy_super_elements(const copy_args& a, int word_bytes, std::int64_t words_per_element,

@@ -89,4 +89,24 @@ struct copy_sectors_policy;
 template <>
 struct copy_sectors_policy<16> : sectors_policy<32, 32, 256, 2> {};
 
+/// copy_any_size (elements of 3 to 15 bytes that are not powers of two, rows of any alignment):
+/// tile_rows source rows (tile_rows * E a multiple of 32) x tile_bytes / E columns, threads per
+/// block, resident blocks per SM asked of ptxas. any_size_one_step_threads: the whole warps that
+/// load a tile (with its halo of ceil(31 / E) rows) in one step, one lane per 16-byte chunk of
+/// four rows.
+constexpr int any_size_one_step_threads(int e, int tile_rows, int tile_bytes) {
+  return ((tile_rows + (31 + e - 1) / e + 3) / 4 * (tile_bytes / 16) + 31) / 32 * 32;
+}
+/// From the sweeps of scripts/device_tune_policies.cu --any-size on the H100 (2026-11-23, every
+/// size on 6001 x 7001 and 8192 x 8192): 64 x 128-byte tiles with six blocks per SM (30 warps)
+/// ran at 0.85-0.89 x copy; the same tiles with four blocks per SM at 0.77-0.85, 32 x 512-byte
+/// tiles with two (22 warps) at 0.77-0.80, 32 x 128-byte tiles with eight or ten at 0.79-0.85,
+/// 96- and 128-row tiles 0.01-0.04 below 64 rows; seven blocks per SM spilled registers for
+/// 3-byte elements.
+constexpr int any_size_tile_rows = 64;
+template <int E>
+struct copy_any_size_policy
+    : tile_policy<any_size_tile_rows, 128, any_size_one_step_threads(E, any_size_tile_rows, 128),
+                  6> {};
+
 }  // namespace xpose::detail::cuda

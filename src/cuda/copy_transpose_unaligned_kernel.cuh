@@ -291,9 +291,9 @@ __global__ void __launch_bounds__(Policy::threads, Policy::min_blocks)
 template <int E, class Policy>
 void launch_unaligned_with(const copy_args& a, cudaStream_t stream) {
   using tile_t = unaligned_tile<E, Policy>;
-  launch_column_tiles<E>(copy_transpose_unaligned_kernel<E, Policy>, a, tile_t::R, tile_t::C,
-                         tile_t::threads, tile_t::bytes, stream,
-                         "copy_transpose_unaligned_kernel launch");
+  launch_column_tiles<element_t<E>>(copy_transpose_unaligned_kernel<E, Policy>, a, tile_t::R,
+                                    tile_t::C, tile_t::threads, tile_t::bytes, stream,
+                                    "copy_transpose_unaligned_kernel launch");
 }
 
 }  // namespace xpose::detail::cuda

@@ -1,7 +1,9 @@
 // The CUDA backend's entry points (cuda_backend.hpp): checks a plan's stages at plan time and
 // runs them on the caller's stream. Element sizes become machine words: the widest of 16, 8,
-// 4, 2, 1 bytes that divides the element size and the data's alignment; an element of several
-// words (12 bytes = three 4-byte words) runs the super-element kernels.
+// 4, 2, 1 bytes that divides the element size and the data's alignment; elements of 3 to 15 bytes
+// that are not powers of two run copy_any_size out of place, and other elements of several words
+// (12 bytes = three 4-byte words in place, 24 bytes = three 8-byte words) the super-element
+// kernels.
 #include "cuda/cuda_backend.hpp"
 
 #include <cuda_runtime.h>
@@ -11,6 +13,7 @@
 #include <string>
 
 #include "cuda/copy_transpose_launch.hpp"
+#include "cuda/copy_transpose_policy.hpp"
 #include "cuda/cuda_check.hpp"
 #include "xpose/error.hpp"
 
@@ -83,6 +86,22 @@ std::string kernel_text(const stage& s) {
   const std::int64_t k = static_cast<std::int64_t>(s.super_bytes) / w;
   const std::string word = std::to_string(w) + (w == 1 ? " byte" : " bytes");
   const std::string words = " (pointers aligned to " + word + ")";
+  // Null pointers: the best alignment the leading dimensions allow.
+  const copy_args at_best = copy_args_of(s, nullptr, nullptr);
+  if (s.kind == stage_kind::copy_transpose &&
+      (s.variant == route::automatic || s.variant == route::copy_tuned) &&
+      copy_any_size_takes(s.super_bytes)) {
+    const std::string any_size =
+        "copy_any_size, each " + std::to_string(s.super_bytes) +
+        "-byte element as a run of bytes: rows shifted in registers and kept column by column "
+        "in shared memory, 16-byte accesses, whole 32-byte destination sectors";
+    if (copy_any_size_chosen(at_best, s.super_bytes, w)) return any_size;
+    if (s.rows >= any_size_tile_rows)  // rows on 16 / 32 bytes: 4-byte words in aligned chunks
+      return "super-element transpose, each 12-byte element as 3 words of 4 bytes in aligned "
+             "16-byte chunks with whole 32-byte destination sectors when the source rows start "
+             "on 16 bytes and the destination rows on 32 at execute, else " +
+             any_size;
+  }
   if (k != 1)
     return std::string(s.kind == stage_kind::square_swap ? "super-element tile swap"
                                                          : "super-element transpose") +
@@ -100,8 +119,7 @@ std::string kernel_text(const stage& s) {
                      words;
   if (s.variant != route::automatic && s.variant != route::copy_tuned)
     return std::string(to_string(s.variant)) + ", the seed slides' kernel";
-  // Null pointers: the best alignment the leading dimensions allow.
-  switch (choose_copy_kernel(copy_args_of(s, nullptr, nullptr), w)) {
+  switch (choose_copy_kernel(at_best, w)) {
     case copy_kernel::skinny:
       return "skinny slabs, a side being shorter than copy_tuned's tile" + words;
     case copy_kernel::tuned:
@@ -156,9 +174,12 @@ void execute_copy(const plan_data& plan, const void* src, void* dst) {
     const int w = word_bytes_for(s.super_bytes, {src, dst});
     const std::int64_t k = static_cast<std::int64_t>(s.super_bytes) / w;
     const copy_args a = copy_args_of(s, src, dst);
-    if (k != 1) {
+    const bool tuned = s.variant == route::copy_tuned || s.variant == route::automatic;
+    if (k != 1 && tuned && copy_any_size_chosen(a, s.super_bytes, w)) {
+      launch_copy_any_size(a, s.super_bytes, stream_of(plan));
+    } else if (k != 1) {
       launch_copy_super_elements(a, w, k, stream_of(plan));
-    } else if (s.variant == route::copy_tuned || s.variant == route::automatic) {
+    } else if (tuned) {
       launch_copy_tuned(a, w, stream_of(plan));
     } else {
       launch_copy_seed_variant(a, w, s.variant, stream_of(plan));

@@ -219,12 +219,24 @@ TEST(Plans, DescribeNamesTheGpuKernel) {
             std::string::npos);
   EXPECT_NE(kernel_line(xpose::plan_copy(dense(32, 100000, 2), 0, 0, gpu)).find("skinny slabs"),
             std::string::npos);
-  const std::string twelve = kernel_line(xpose::plan_copy(dense(300, 500, 12), 0, 0, gpu));
+  for (std::size_t e : {3, 7, 12, 15}) {
+    const std::string line = kernel_line(xpose::plan_copy(dense(300, 500, e), 0, 0, gpu));
+    EXPECT_NE(line.find("copy_any_size, each " + std::to_string(e) + "-byte element"),
+              std::string::npos)
+        << line;
+  }
+  // 12-byte rows on 16 / 32 bytes: the super-element kernel's aligned chunks at execute.
+  const std::string aligned_twelve =
+      kernel_line(xpose::plan_copy(dense(8192, 8192, 12), 0, 0, gpu));
+  EXPECT_NE(aligned_twelve.find("3 words of 4 bytes in aligned 16-byte chunks"), std::string::npos)
+      << aligned_twelve;
+  EXPECT_NE(aligned_twelve.find("else copy_any_size"), std::string::npos) << aligned_twelve;
+  // Fewer rows than copy_any_size's tile: the super-element kernel.
+  const std::string wide_three = kernel_line(xpose::plan_copy(dense(16, 100000, 3), 0, 0, gpu));
+  EXPECT_NE(wide_three.find("3 words of 1 byte"), std::string::npos) << wide_three;
+  // In place, a 12-byte element is three 4-byte words.
+  const std::string twelve = kernel_line(xpose::plan_inplace(dense(300, 300, 12), gpu));
   EXPECT_NE(twelve.find("12-byte element as 3 words of 4 bytes"), std::string::npos) << twelve;
-  EXPECT_NE(twelve.find("16-byte chunks"), std::string::npos) << twelve;
-  const std::string seven = kernel_line(xpose::plan_copy(dense(300, 500, 7), 0, 0, gpu));
-  EXPECT_NE(seven.find("7 words of 1 byte"), std::string::npos) << seven;
-  EXPECT_NE(seven.find("aligned 16-byte chunks"), std::string::npos) << seven;
   const std::string eighteen = kernel_line(xpose::plan_copy(dense(300, 500, 18), 0, 0, gpu));
   EXPECT_NE(eighteen.find("9 words of 2 bytes"), std::string::npos) << eighteen;
   EXPECT_NE(eighteen.find("aligned 16-byte chunks"), std::string::npos) << eighteen;

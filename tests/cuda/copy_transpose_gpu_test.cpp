@@ -167,11 +167,11 @@ TEST(GpuCopyTranspose, OtherElementSizesAsSuperElements) {
     check_copy({37, 45, e, 0, 0, 2}, route::automatic, 41 + e);
 }
 
-// The super-element kernel's 16-byte path for every element of 3 or 5 words (3-, 6-, 12-, 24-byte
-// as 1-, 2-, 4-, 8-byte words; 5-, 10-, 20-, 40-byte) and of 7 to 15 words up to 32 bytes (7-,
-// 9-, 11-, 13-, 15-byte as bytes; 14-, 18-, 22-, 26-, 30-byte as 2-byte words; 28-byte as 4-byte
-// words), with rows on 16 bytes or padded to cut tiles mid-vector, and batched. Small enough
-// for compute-sanitizer (the name matches its filter).
+// Element sizes that are not powers of two: copy_any_size for 3 to 15 bytes; the super-element
+// kernel's 16-byte path for elements of 3 or 5 words above 16 bytes (20-, 24-, 40-byte) and of 7
+// to 15 words up to 32 bytes (18-, 22-, 26-, 30-byte as 2-byte words; 28-byte as 4-byte words).
+// Rows on 16 bytes or padded to cut tiles mid-vector, and batched. Small enough for
+// compute-sanitizer (the name matches its filter).
 TEST(GpuCopyTranspose, SuperElementsOn16ByteRowsSmallSanitizerShapes) {
   XPOSE_REQUIRE_GPU();
   for (std::size_t e : {3, 5, 6, 7, 9, 10, 11, 12, 13, 14, 15, 18, 20, 22, 24, 26, 28, 30, 40}) {

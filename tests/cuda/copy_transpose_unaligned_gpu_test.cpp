@@ -1,6 +1,8 @@
 // The kernels for rows that do not start on 16 / 32 bytes, called directly: copy_unaligned
-// (src/cuda/copy_transpose_unaligned_kernel.cuh, 1-, 2-, 4- and 8-byte elements) and copy_sectors
-// (copy_transpose_sectors_kernel.cuh, 16-byte elements), against the host reference on
+// (src/cuda/copy_transpose_unaligned_kernel.cuh, 1-, 2-, 4- and 8-byte elements), copy_sectors
+// (copy_transpose_sectors_kernel.cuh, 16-byte elements) and copy_any_size
+// (copy_transpose_any_size_kernel.cuh, 3 to 15 bytes, not powers of two), against the host
+// reference on
 // random data: odd dimensions, padded rows, misaligned base pointers,
 // destination rows starting anywhere in a 32-byte sector, batches, shapes smaller and larger
 // than a tile, more tile rows and matrices than the grid's y and z take; poisoned destinations
@@ -27,7 +29,7 @@ struct unaligned_case {
   std::size_t src_offset = 0, dst_offset = 0;  // bytes past a 256-byte aligned allocation
 };
 
-constexpr int unaligned_element_sizes[] = {1, 2, 4, 8, 16};
+constexpr int unaligned_element_sizes[] = {1, 2, 4, 8, 16, 3, 5, 6, 7, 9, 10, 11, 12, 13, 14, 15};
 
 void check_unaligned(const unaligned_case& c, std::uint64_t seed) {
   const std::int64_t lda = c.lda ? c.lda : c.cols, ldb = c.ldb ? c.ldb : c.rows;
@@ -54,8 +56,10 @@ void check_unaligned(const unaligned_case& c, std::uint64_t seed) {
   a.dst_stride = dst_stride;
   if (c.e == 16)
     xpose::detail::cuda::launch_copy_sectors(a, c.e, nullptr);
-  else
+  else if ((c.e & (c.e - 1)) == 0)
     xpose::detail::cuda::launch_copy_unaligned(a, c.e, nullptr);
+  else
+    xpose::detail::cuda::launch_copy_any_size(a, static_cast<std::size_t>(c.e), nullptr);
   ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
 
   std::vector<unsigned char> expected(dst_bytes, poison_byte);
@@ -96,8 +100,8 @@ TEST(GpuCopyUnaligned, OddShapesAroundTileSizes) {
 
 TEST(GpuCopyUnaligned, MisalignedPointersAndPaddedRows) {
   XPOSE_REQUIRE_GPU();
-  for (int e : unaligned_element_sizes)
-    for (std::size_t offset = 0; offset < 16; offset += static_cast<std::size_t>(e)) {
+  for (int e : unaligned_element_sizes)  // copy_any_size takes any byte offset
+    for (std::size_t offset = 0; offset < 16; offset += (e & (e - 1)) == 0 ? e : 5) {
       check_unaligned({1001, 777, e, 0, 0, 1, 0, 0, offset, 16 - offset}, offset + e);
       check_unaligned({333, 515, e, 519, 341, 1, 0, 0, 16 - offset, offset}, 100 + offset + e);
       check_unaligned({517, 333, e, 0, 0, 1, 0, 0, offset, 0}, 200 + offset + e);  // dst on 32
@@ -119,9 +123,11 @@ TEST(GpuCopyUnaligned, MoreTileRowsAndMatricesThanTheGrid) {
   constexpr std::int64_t unaligned_tile_rows = copy_unaligned_policy<4>::row_blocks * (16 / 4);
   constexpr std::int64_t unaligned_8_tile_rows = copy_unaligned_policy<8>::row_blocks * (16 / 8);
   constexpr std::int64_t sectors_tile_rows = copy_sectors_policy<16>::tile_rows;
+  constexpr std::int64_t any_size_tile_rows = copy_any_size_policy<3>::tile_rows;
   check_unaligned({65535 * unaligned_tile_rows + 45, 3, 4}, 501);
   check_unaligned({65535 * unaligned_8_tile_rows + 45, 3, 8}, 504);
   check_unaligned({65535 * sectors_tile_rows + 45, 3, 16}, 502);
+  check_unaligned({65535 * any_size_tile_rows + 45, 3, 3}, 505);
   for (int e : unaligned_element_sizes) check_unaligned({3, 5, e, 0, 0, 65535 + 9}, 503 + e);
 }
 

@@ -84,13 +84,17 @@ std::vector<bench_case> default_cuda_cases() {
          {10007, 7001, elem},
          {32, 4000000, elem},
          {4000000, 32, elem}});
-  // The narrowest skinny shapes, and element sizes the planner splits into words (12 bytes:
-  // three 4-byte words; 3 and 7 bytes: words of one byte), moved as 16-byte chunks.
+  // The narrowest skinny shapes, and element sizes that are not powers of two: copy_any_size
+  // (3 to 15 bytes) on odd shapes and tall skinny ones, the super-element kernel on aligned
+  // 12-byte rows and wide skinny shapes.
   for (const std::size_t elem : {1, 2})
     add(cases, "cuda out-of-place copy_tuned", cuda, false, route::copy_tuned,
         {{3, 24000000, elem}, {24000000, 3, elem}});
   add(cases, "cuda out-of-place copy_tuned", cuda, false, route::copy_tuned,
-      {{8192, 8192, 12}, {4095, 4097, 12}, {6001, 7001, 3}, {6001, 7001, 7}});
+      {{8192, 8192, 12}, {4095, 4097, 12}, {8192, 8192, 3}, {32, 4000000, 3}, {4000000, 32, 3}});
+  for (const std::size_t elem : {3, 5, 6, 7, 9, 10, 11, 12, 13, 14, 15})
+    add(cases, "cuda out-of-place copy_tuned", cuda, false, route::copy_tuned,
+        {{6001, 7001, elem}});
   for (const route r : {route::copy_naive, route::copy_shared_tiles, route::copy_padded_tiles,
                         route::copy_multi_element, route::copy_tuned})
     cases.push_back({"cuda out-of-place seed variants", cuda, false, r, 4096, 4096, 4});

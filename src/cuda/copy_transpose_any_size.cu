@@ -1,0 +1,58 @@
+// copy_any_size: out-of-place transposition of elements of 3 to 15 bytes that are not powers of
+// two (see copy_transpose_any_size_kernel.cuh), with the policy of copy_transpose_policy.hpp.
+#include <string>
+
+#include "cuda/copy_transpose_any_size_kernel.cuh"
+#include "cuda/copy_transpose_launch.hpp"
+#include "cuda/copy_transpose_policy.hpp"
+
+namespace xpose::detail::cuda {
+
+bool copy_any_size_takes(std::size_t elem_bytes) {
+  return elem_bytes >= 3 && elem_bytes <= 15 && (elem_bytes & (elem_bytes - 1)) != 0;
+}
+
+// On the H100 (2026-11-23, scripts/device_tune_policies.cu --any-size): with fewer rows than a
+// tile most of each tile stays empty, and 16 x 3000000 ran at 0.18-0.22 x copy against the
+// super-element kernel's 0.22-0.32 (odd sizes) and 0.56-0.81 (6, 10, 12, 14 bytes); 12-byte
+// elements of 4-byte words on rows that start on 16 (source) and 32 (destination) bytes move
+// as aligned 16-byte chunks there, 0.92 against 0.89 on 8192 x 8192.
+bool copy_any_size_chosen(const copy_args& a, std::size_t elem_bytes, int word_bytes) {
+  if (!copy_any_size_takes(elem_bytes) || a.rows < any_size_tile_rows) return false;
+  const int e = static_cast<int>(elem_bytes);
+  return !(word_bytes >= 4 && rows_aligned(a.src, a.lda, a.src_stride, a.batch, e, 16) &&
+           rows_aligned(a.dst, a.ldb, a.dst_stride, a.batch, e, 32));
+}
+
+void launch_copy_any_size(const copy_args& a, std::size_t elem_bytes, cudaStream_t stream) {
+  switch (elem_bytes) {
+    case 3:
+      return launch_any_size_with<3, copy_any_size_policy<3>>(a, stream);
+    case 5:
+      return launch_any_size_with<5, copy_any_size_policy<5>>(a, stream);
+    case 6:
+      return launch_any_size_with<6, copy_any_size_policy<6>>(a, stream);
+    case 7:
+      return launch_any_size_with<7, copy_any_size_policy<7>>(a, stream);
+    case 9:
+      return launch_any_size_with<9, copy_any_size_policy<9>>(a, stream);
+    case 10:
+      return launch_any_size_with<10, copy_any_size_policy<10>>(a, stream);
+    case 11:
+      return launch_any_size_with<11, copy_any_size_policy<11>>(a, stream);
+    case 12:
+      return launch_any_size_with<12, copy_any_size_policy<12>>(a, stream);
+    case 13:
+      return launch_any_size_with<13, copy_any_size_policy<13>>(a, stream);
+    case 14:
+      return launch_any_size_with<14, copy_any_size_policy<14>>(a, stream);
+    case 15:
+      return launch_any_size_with<15, copy_any_size_policy<15>>(a, stream);
+    default:
+      throw error(status::internal_error, "copy_any_size: element size " +
+                                              std::to_string(elem_bytes) +
+                                              " is not 3 to 15 bytes and not a power of two");
+  }
+}
+
+}  // namespace xpose::detail::cuda

@@ -1,0 +1,284 @@
+// The copy_any_size kernel template (instantiated per element size by copy_transpose_any_size.cu
+// and, with candidate policies, by scripts/device_tune_policies.cu): out-of-place transposition
+// of elements of E = 3 to 15 bytes that are not powers of two (3, 5, 6, 7, 9-15), rows of any
+// alignment, with 16-byte global loads and stores (seed slides 001, "more work per thread",
+// taken to Hopper's 16-byte accesses like copy_unaligned; DESIGN.md's super-elements moved as
+// runs of bytes rather than word by word).
+//
+// A tile is R source rows x C = W / E columns (a row segment of C * E <= W bytes), plus a halo of
+// ceil(31 / E) rows below it, kept in shared memory column by column: a column is a run of
+// consecutive bytes, as in the destination, one element of E bytes per row.
+// Load: a warp's lanes take the W / 16 aligned 16-byte chunks that cover a row segment of 4
+// consecutive rows; each lane funnel-shifts its chunk j and the next (from the next lane) by the
+// row's misalignment into the segment's logical chunk j, gets logical chunk j + 1 from the next
+// lane, and shifts the 32 bytes again so that the first element starting in chunk j sits at
+// byte 0 (a run-time shift below E: which element that is depends on the lane). The elements
+// starting in chunk j then lie at compile-time byte offsets u * E (u < ceil(16 / E)); for each,
+// the E bytes of the 4 rows (4E bytes, E words: rows 4g..4g+3 of one column are word-aligned for
+// every E) are gathered with funnel shifts and byte permutes and stored as E words. No element
+// starting in a row segment ends past it (C * E <= W), so the segment's last lane needs no
+// chunk after its own.
+// Store: as copy_unaligned's: each destination row (a tile column) is cut at its own 32-byte
+// boundaries, and the tile owns the 32-byte sectors that start in its R rows' R * E bytes
+// (a multiple of 32), each written whole by two neighbouring lanes of one instruction from 16
+// consecutive bytes of the column (five word reads funnel-shifted by the offset). Only chunks cut
+// by the matrix's first or last row are written byte by byte. The column pitch is an odd number
+// of words, and every 32 columns start a few words further (spread) so that the load's stores
+// fall in distinct banks. Tiles from the grid (column_tiles.cuh). 64-bit index math; the covering
+// chunks of a row segment lie in the pages of the segment.
+#pragma once
+
+#include <cstdint>
+
+#include "cuda/column_tiles.cuh"
+#include "cuda/copy_transpose_launch.hpp"
+#include "cuda/copy_transpose_policy.hpp"
+#include "cuda/copy_transpose_unaligned_kernel.cuh"
+
+namespace xpose::detail::cuda {
+
+/// Words n = 0 .. N-1 of the 32 bytes lo, hi shifted down by `shift` bytes (0 .. 15): out[n] =
+/// bytes [4n + shift, 4n + shift + 4), zero past the 32 bytes.
+template <int N>
+__device__ __forceinline__ void shift_bytes_down(const uint4& lo, const uint4& hi, int shift,
+                                                 unsigned (&out)[N]) {
+  unsigned a[N + 4];
+#pragma unroll
+  for (int i = 0; i < N + 4; ++i) {
+    const unsigned w[8] = {lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w};
+    a[i] = i < 8 ? w[i] : 0u;
+  }
+  unsigned by8[N + 2], by4[N + 1];
+#pragma unroll
+  for (int i = 0; i < N + 2; ++i) by8[i] = (shift & 8) ? a[i + 2] : a[i];
+#pragma unroll
+  for (int i = 0; i < N + 1; ++i) by4[i] = (shift & 4) ? by8[i + 1] : by8[i];
+  const unsigned bits = (shift & 3) * 8;
+#pragma unroll
+  for (int n = 0; n < N; ++n) out[n] = __funnelshift_r(by4[n], by4[n + 1], bits);
+}
+
+/// Bytes [s, s + 4) of `row` (s a compile-time constant after unrolling).
+template <int N>
+__device__ __forceinline__ unsigned four_bytes_at(const unsigned (&row)[N], int s) {
+  return s % 4 == 0 ? row[s / 4] : __funnelshift_r(row[s / 4], row[s / 4 + 1], 8 * (s % 4));
+}
+
+template <int E, class Policy>
+struct any_size_tile {
+  static constexpr int threads = Policy::threads;
+  static constexpr int R = Policy::tile_rows;  ///< rows owned by a tile
+  static constexpr int W = Policy::tile_bytes;
+  static constexpr int C = W / E;  ///< tile columns
+  static constexpr int G = 4;      ///< rows a lane loads together
+  static constexpr int halo = (31 + E - 1) / E;
+  static constexpr int smem_rows = (R + halo + G - 1) / G * G;
+  static constexpr int chunks_per_row = W / 16;
+  /// Most elements starting in one 16-byte chunk, and the words of the shifted 32 bytes their
+  /// bytes (and the unused last one's) come from, with a word to spare for four_bytes_at.
+  static constexpr int U = 15 / E + 1;
+  static constexpr int window_words = (U * E + 3) / 4 + 1;
+  static constexpr int pitch_words = smem_rows * E / 4 + (smem_rows * E / 4 % 2 == 0 ? 1 : 0);
+  static constexpr int pitch = 4 * pitch_words;  ///< bytes from one column to the next
+  static constexpr int load_items = smem_rows / G * chunks_per_row;
+  static constexpr int load_steps = (load_items + threads - 1) / threads;
+  static constexpr bool whole_load_steps = load_items % threads == 0;
+  static constexpr int chunks_per_column = R * E / 16;  ///< destination chunks a tile owns
+  static constexpr int store_items = C * chunks_per_column;
+  static constexpr int store_steps = (store_items + threads - 1) / threads;
+  static constexpr bool whole_store_steps = store_items % threads == 0;
+
+  /// Shared-memory store instructions of one load step: lane j of a row writes the pieces of
+  /// the columns c = first(j) + u, and lanes 2E apart take columns 32 apart, which an odd pitch
+  /// alone sends to the same bank. Column c therefore starts `spread` words further per 32
+  /// columns, spread chosen here (at compile time) to minimize the sum over u of the most lanes
+  /// on one bank.
+  static constexpr int store_wavefronts(int spread) {
+    int total = 0;
+    for (int u = 0; u < U; ++u) {
+      int lanes_on_bank[32] = {};
+      int most = 0;
+      for (int lane = 0; lane < 32; ++lane) {
+        const int j = lane % chunks_per_row, g = lane / chunks_per_row;
+        const int first = (16 * j + E - 1) / E, c = first + u;
+        if ((u == U - 1 && first * E - 16 * j + u * E >= 16) || c >= C) continue;
+        const int bank = (c * pitch_words + spread * (c / 32) + g * E) % 32;
+        if (++lanes_on_bank[bank] > most) most = lanes_on_bank[bank];
+      }
+      total += most;
+    }
+    return total;
+  }
+  static constexpr int best_spread() {
+    int best = 0;
+    for (int spread = 1; spread < 32; ++spread)
+      if (store_wavefronts(spread) < store_wavefronts(best)) best = spread;
+    return best;
+  }
+  static constexpr int spread = best_spread();
+  /// The columns, spread, and the word read past the last column's end.
+  static constexpr int bytes = C * pitch + 4 * spread * (C / 32) + 16;
+
+  __device__ static int column_start(int c) { return c * pitch + 4 * spread * (c / 32); }
+
+  static_assert(E >= 3 && E <= 15 && (E & (E - 1)) != 0, "3 to 15 bytes, not a power of two");
+  static_assert(chunks_per_row >= 8 && chunks_per_row <= 32 && 32 % chunks_per_row == 0,
+                "a warp loads whole rows, 8 to 32 lanes each");
+  static_assert(R * E % 32 == 0, "a tile owns whole 32-byte sectors of each destination row");
+  static_assert(threads % 32 == 0, "whole warps");
+
+  /// Source rows 0 .. rows_here - 1 (at most smem_rows) of the tile at `src` (rows `ld` bytes
+  /// apart), columns 0 .. C-1, into shared memory column by column. `src_end` is one past the
+  /// matrix's last source byte: covering chunks are read only before it. In a tile cut by the
+  /// last column the bytes past the row's end are read too (the next row's, or zero past
+  /// `src_end`) and never stored to the destination. INSIDE: the tile has all its columns and
+  /// rows below it (so every covering chunk lies before `src_end`): no checks.
+  template <bool INSIDE>
+  __device__ static void load(unsigned char* tile, const unsigned char* src, std::int64_t ld,
+                              int rows_here, const unsigned char* src_end) {
+#pragma unroll 1
+    for (int k = 0; k < load_steps; ++k) {
+      const int item = threadIdx.x + k * threads;
+      const bool active = whole_load_steps || item < load_items;
+      const int g = item / chunks_per_row, j = item % chunks_per_row;
+      uint4 raw[G], next_raw[G];
+      int shift[G];
+#pragma unroll
+      for (int i = 0; i < G; ++i) {
+        const int r = g * G + i;
+        const unsigned char* row_start = src + r * ld;
+        shift[i] = static_cast<int>(reinterpret_cast<std::uintptr_t>(row_start) & 15);
+        const uint4* aligned = reinterpret_cast<const uint4*>(row_start - shift[i]);
+        raw[i] = next_raw[i] = make_uint4(0, 0, 0, 0);
+        if (INSIDE && active) {  // L1-cached: the last lane's second chunk often hits its line
+          raw[i] = __ldca(aligned + j);
+          if (j == chunks_per_row - 1 && shift[i] != 0) next_raw[i] = __ldca(aligned + j + 1);
+        } else if (!INSIDE && active && r < rows_here) {
+          raw[i] = load_chunk_before(aligned + j, src_end);
+          if (j == chunks_per_row - 1 && shift[i] != 0)
+            next_raw[i] = load_chunk_before(aligned + j + 1, src_end);
+        }
+      }
+      const int first = (16 * j + E - 1) / E;  // the first element starting in chunk j
+      const int skip = first * E - 16 * j;     // its byte in the chunk (below E)
+      unsigned window[G][window_words];
+#pragma unroll
+      for (int i = 0; i < G; ++i) {
+        const uint4 from_next_lane = shuffle_down(raw[i], chunks_per_row);
+        if (j != chunks_per_row - 1) next_raw[i] = from_next_lane;
+        const uint4 chunk = funnel_shift_16(raw[i], next_raw[i], shift[i]);
+        shift_bytes_down(chunk, shuffle_down(chunk, chunks_per_row), skip, window[i]);
+      }
+      if (!active) continue;
+#pragma unroll
+      for (int u = 0; u < U; ++u) {
+        const int c = first + u;
+        if ((u == U - 1 && skip + u * E >= 16) || c >= C) continue;
+        unsigned* piece = reinterpret_cast<unsigned*>(tile + column_start(c) + g * G * E);
+#pragma unroll
+        for (int w = 0; w < E; ++w) {  // bytes 4w .. 4w + 3 of rows g*G .. g*G + 3
+          const int p = 4 * w, row = p / E, in_row = E - p % E;  // bytes left in `row`
+          const unsigned head = four_bytes_at(window[row], u * E + p % E);
+          if (in_row >= 4) {
+            piece[w] = head;
+          } else {  // the rest from the next row: selector bytes 0 .. in_row-1 of head, then it
+            const unsigned selector = in_row == 1 ? 0x6540 : in_row == 2 ? 0x5410 : 0x4210;
+            piece[w] = __byte_perm(head, four_bytes_at(window[row + 1], u * E), selector);
+          }
+        }
+      }
+    }
+  }
+
+  /// The 16 bytes at byte `offset` of the shared tile.
+  __device__ static uint4 read_chunk(const unsigned char* tile, int offset) {
+    const auto* words = reinterpret_cast<const unsigned*>(tile) + (offset >> 2);
+    const unsigned bits = (offset & 3) * 8;
+    unsigned w[5];
+#pragma unroll
+    for (int i = 0; i < 5; ++i) w[i] = words[i];
+    return make_uint4(__funnelshift_r(w[0], w[1], bits), __funnelshift_r(w[1], w[2], bits),
+                      __funnelshift_r(w[2], w[3], bits), __funnelshift_r(w[3], w[4], bits));
+  }
+
+  /// Bytes from `column` (a destination row) to the next 32-byte boundary (0 .. 31).
+  __device__ static int to_sector(const unsigned char* column) {
+    return (32 - static_cast<int>(reinterpret_cast<std::uintptr_t>(column) & 31)) & 31;
+  }
+
+  /// The destination chunks this tile owns: tile element (r, c) goes to bytes [r * E, r * E + E)
+  /// of dst + c * ld (bytes). Each destination row is cut at its own 32-byte boundaries, and the
+  /// tile owns the sectors that start in its R rows' bytes, written as two 16-byte chunks by
+  /// neighbouring lanes of one store instruction. `rows_left` = source rows from the tile's
+  /// first row to the matrix's end; `first_tile_row`: the tile starts at row 0 and also writes
+  /// the bytes before each destination row's first boundary. INSIDE: as for load.
+  template <bool INSIDE>
+  __device__ static void store_transposed(const unsigned char* tile, unsigned char* dst,
+                                          std::int64_t ld, std::int64_t rows_left, int valid_cols,
+                                          bool first_tile_row) {
+    const std::int64_t bytes_left = rows_left * E;  // of each column, from the tile's row 0
+#pragma unroll
+    for (int s = 0; s < store_steps; ++s) {
+      const int item = threadIdx.x + s * threads;
+      const int q = item % chunks_per_column, c = item / chunks_per_column;
+      if (!whole_store_steps && item >= store_items) continue;
+      if (!INSIDE && c >= valid_cols) continue;
+      unsigned char* column = dst + c * ld;
+      const int head = to_sector(column);  // bytes before the column's first boundary
+      const int at = head + q * 16;
+      const uint4 v = read_chunk(tile, column_start(c) + at);
+      if (INSIDE || at + 16 <= bytes_left) {
+        __stcg(reinterpret_cast<uint4*>(column + at), v);
+      } else if (at < bytes_left) {
+        const auto* parts = reinterpret_cast<const unsigned char*>(&v);
+        for (int b = 0; b < 16 && at + b < bytes_left; ++b) column[at + b] = parts[b];
+      }
+      if (first_tile_row && q == 0)
+        for (int b = 0; b < head && b < bytes_left; ++b) column[b] = tile[column_start(c) + b];
+    }
+  }
+};
+
+template <int E, class Policy>
+__global__ void __launch_bounds__(Policy::threads, Policy::min_blocks)
+    copy_transpose_any_size_kernel(const unsigned char* __restrict__ src,
+                                   unsigned char* __restrict__ dst, std::int64_t batch,
+                                   std::int64_t rows, std::int64_t cols, std::int64_t lda,
+                                   std::int64_t ldb, std::int64_t src_stride,
+                                   std::int64_t dst_stride) {
+  using tile_t = any_size_tile<E, Policy>;
+  extern __shared__ __align__(16) unsigned char tile[];  // tile_t::bytes
+  for_each_tile<tile_t::R, tile_t::C>(
+      batch, rows, cols,
+      [&](std::int64_t b, std::int64_t r0, std::int64_t c0, std::int64_t rows_left,
+          int valid_cols) {
+        const unsigned char* matrix = src + b * src_stride * E;
+        const unsigned char* matrix_end = matrix + ((rows - 1) * lda + cols) * E;
+        const int rows_here =
+            static_cast<int>(rows_left < tile_t::smem_rows ? rows_left : tile_t::smem_rows);
+        const unsigned char* from = matrix + (r0 * lda + c0) * E;
+        unsigned char* to = dst + (b * dst_stride + c0 * ldb + r0) * E;
+        if (rows_left > tile_t::smem_rows && valid_cols == tile_t::C) {
+          tile_t::template load<true>(tile, from, lda * E, rows_here, matrix_end);
+          __syncthreads();
+          tile_t::template store_transposed<true>(tile, to, ldb * E, rows_left, valid_cols,
+                                                  r0 == 0);
+        } else {
+          tile_t::template load<false>(tile, from, lda * E, rows_here, matrix_end);
+          __syncthreads();
+          tile_t::template store_transposed<false>(tile, to, ldb * E, rows_left, valid_cols,
+                                                   r0 == 0);
+        }
+        __syncthreads();
+      });
+}
+
+template <int E, class Policy>
+void launch_any_size_with(const copy_args& a, cudaStream_t stream) {
+  using tile_t = any_size_tile<E, Policy>;
+  launch_column_tiles<unsigned char>(copy_transpose_any_size_kernel<E, Policy>, a, tile_t::R,
+                                     tile_t::C, tile_t::threads, tile_t::bytes, stream,
+                                     "copy_transpose_any_size_kernel launch");
+}
+
+}  // namespace xpose::detail::cuda
