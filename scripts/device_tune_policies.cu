@@ -191,11 +191,8 @@ void any_size_sweep(std::int64_t rows, std::int64_t cols) {
                   [&] { launch_copy_super_elements(a, word, E / word, nullptr); });
   timed_candidate("launch_copy_any_size dispatch", bytes, copy,
                   [&] { launch_copy_any_size(a, E, nullptr); });
-  any_size_candidate<E>(rows, cols, copy, any_size_policy<E, 64, 128, 7>{});
-  any_size_candidate<E>(rows, cols, copy, any_size_policy<E, 96, 128, 4>{});
-  any_size_candidate<E>(rows, cols, copy, any_size_policy<E, 128, 128, 3>{});
-  any_size_candidate<E>(rows, cols, copy, any_size_policy<E, 32, 128, 10>{});
-  any_size_candidate<E>(rows, cols, copy, any_size_policy<E, 32, 512, 2>{});
+  any_size_candidate<E>(rows, cols, copy, any_size_policy<E, 64, 128, 6>{});
+  any_size_candidate<E>(rows, cols, copy, any_size_policy<E, 32, 256, 6>{});
 }
 
 template <int... E>

@@ -13,13 +13,14 @@ bool copy_any_size_takes(std::size_t elem_bytes) {
 }
 
 // On the H100 (2026-11-23, scripts/device_tune_policies.cu --any-size): with fewer rows than a
-// tile most of each tile stays empty, and 16 x 3000000 ran at 0.18-0.22 x copy against the
+// tile most of each tile stays empty, and 16 x 3000000 ran at 0.18-0.29 x copy against the
 // super-element kernel's 0.22-0.32 (odd sizes) and 0.56-0.81 (6, 10, 12, 14 bytes); 12-byte
 // elements of 4-byte words on rows that start on 16 (source) and 32 (destination) bytes move
 // as aligned 16-byte chunks there, 0.92 against 0.89 on 8192 x 8192.
 bool copy_any_size_chosen(const copy_args& a, std::size_t elem_bytes, int word_bytes) {
-  if (!copy_any_size_takes(elem_bytes) || a.rows < any_size_tile_rows) return false;
+  if (!copy_any_size_takes(elem_bytes)) return false;
   const int e = static_cast<int>(elem_bytes);
+  if (a.rows < any_size_tile_rows(e)) return false;
   return !(word_bytes >= 4 && rows_aligned(a.src, a.lda, a.src_stride, a.batch, e, 16) &&
            rows_aligned(a.dst, a.ldb, a.dst_stride, a.batch, e, 32));
 }

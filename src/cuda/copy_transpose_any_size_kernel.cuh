@@ -233,8 +233,13 @@ struct any_size_tile {
         const auto* parts = reinterpret_cast<const unsigned char*>(&v);
         for (int b = 0; b < 16 && at + b < bytes_left; ++b) column[at + b] = parts[b];
       }
-      if (first_tile_row && q == 0)
-        for (int b = 0; b < head && b < bytes_left; ++b) column[b] = tile[column_start(c) + b];
+    }
+    if (first_tile_row) {  // the bytes before each column's first boundary
+      for (int c = threadIdx.x; c < valid_cols; c += threads) {
+        unsigned char* column = dst + c * ld;
+        for (int b = 0; b < to_sector(column) && b < bytes_left; ++b)
+          column[b] = tile[column_start(c) + b];
+      }
     }
   }
 };

@@ -98,15 +98,22 @@ constexpr int any_size_one_step_threads(int e, int tile_rows, int tile_bytes) {
   return ((tile_rows + (31 + e - 1) / e + 3) / 4 * (tile_bytes / 16) + 31) / 32 * 32;
 }
 /// From the sweeps of scripts/device_tune_policies.cu --any-size on the H100 (2026-11-23, every
-/// size on 6001 x 7001 and 8192 x 8192): 64 x 128-byte tiles with six blocks per SM (30 warps)
-/// ran at 0.85-0.89 x copy; the same tiles with four blocks per SM at 0.77-0.85, 32 x 512-byte
-/// tiles with two (22 warps) at 0.77-0.80, 32 x 128-byte tiles with eight or ten at 0.79-0.85,
-/// 96- and 128-row tiles 0.01-0.04 below 64 rows; seven blocks per SM spilled registers for
-/// 3-byte elements.
-constexpr int any_size_tile_rows = 64;
+/// size on 6001 x 7001 and 8192 x 8192, ratios to a D2D copy): six blocks per SM (30 warps) with
+/// 64 x 128-byte tiles for elements below 8 bytes (0.86-0.89) and 32 x 256-byte tiles above
+/// (0.87-0.91; each 0.01-0.10 behind the other on the other sizes); four blocks per SM 0.77-0.85,
+/// 32 x 512-byte tiles with two (22 warps) 0.77-0.80, 32 x 128-byte tiles with eight or ten
+/// 0.79-0.85, 96 and 128 rows 0.01-0.04 below 64; blocks looping over two or four tiles 0.01-0.06
+/// slower; seven blocks per SM spilled registers for 3-byte elements.
+constexpr int any_size_tile_rows(int e) {
+  return e < 8 ? 64 : 32;
+}
+constexpr int any_size_tile_bytes(int e) {
+  return e < 8 ? 128 : 256;
+}
 template <int E>
 struct copy_any_size_policy
-    : tile_policy<any_size_tile_rows, 128, any_size_one_step_threads(E, any_size_tile_rows, 128),
-                  6> {};
+    : tile_policy<any_size_tile_rows(E), any_size_tile_bytes(E),
+                  any_size_one_step_threads(E, any_size_tile_rows(E), any_size_tile_bytes(E)), 6> {
+};
 
 }  // namespace xpose::detail::cuda

@@ -96,7 +96,7 @@ std::string kernel_text(const stage& s) {
         "-byte element as a run of bytes: rows shifted in registers and kept column by column "
         "in shared memory, 16-byte accesses, whole 32-byte destination sectors";
     if (copy_any_size_chosen(at_best, s.super_bytes, w)) return any_size;
-    if (s.rows >= any_size_tile_rows)  // rows on 16 / 32 bytes: 4-byte words in aligned chunks
+    if (s.rows >= any_size_tile_rows(static_cast<int>(s.super_bytes)))  // 12-byte, aligned rows
       return "super-element transpose, each 12-byte element as 3 words of 4 bytes in aligned "
              "16-byte chunks with whole 32-byte destination sectors when the source rows start "
              "on 16 bytes and the destination rows on 32 at execute, else " +

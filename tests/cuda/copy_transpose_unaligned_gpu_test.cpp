@@ -123,11 +123,13 @@ TEST(GpuCopyUnaligned, MoreTileRowsAndMatricesThanTheGrid) {
   constexpr std::int64_t unaligned_tile_rows = copy_unaligned_policy<4>::row_blocks * (16 / 4);
   constexpr std::int64_t unaligned_8_tile_rows = copy_unaligned_policy<8>::row_blocks * (16 / 8);
   constexpr std::int64_t sectors_tile_rows = copy_sectors_policy<16>::tile_rows;
-  constexpr std::int64_t any_size_tile_rows = copy_any_size_policy<3>::tile_rows;
+  constexpr std::int64_t any_size_3_tile_rows = copy_any_size_policy<3>::tile_rows;
+  constexpr std::int64_t any_size_9_tile_rows = copy_any_size_policy<9>::tile_rows;
   check_unaligned({65535 * unaligned_tile_rows + 45, 3, 4}, 501);
   check_unaligned({65535 * unaligned_8_tile_rows + 45, 3, 8}, 504);
   check_unaligned({65535 * sectors_tile_rows + 45, 3, 16}, 502);
-  check_unaligned({65535 * any_size_tile_rows + 45, 3, 3}, 505);
+  check_unaligned({65535 * any_size_3_tile_rows + 45, 3, 3}, 505);
+  check_unaligned({65535 * any_size_9_tile_rows + 45, 3, 9}, 506);
   for (int e : unaligned_element_sizes) check_unaligned({3, 5, e, 0, 0, 65535 + 9}, 503 + e);
 }
 
