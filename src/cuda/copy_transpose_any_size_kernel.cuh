@@ -21,7 +21,8 @@
 // Store: as copy_unaligned's: each destination row (a tile column) is cut at its own 32-byte
 // boundaries, and the tile owns the 32-byte sectors that start in its R rows' R * E bytes
 // (a multiple of 32), each written whole by two neighbouring lanes of one instruction from 16
-// consecutive bytes of the column (five word reads funnel-shifted by the offset). Only chunks cut
+// consecutive bytes of the column (five word reads funnel-shifted by the offset); the lanes of a
+// column stay on it for all its chunks. Only chunks cut
 // by the matrix's first or last row are written byte by byte. The column pitch is an odd number
 // of words, and every 32 columns start a few words further (spread) so that the load's stores
 // fall in distinct banks. Tiles from the grid (column_tiles.cuh). 64-bit index math; the covering
@@ -84,9 +85,9 @@ struct any_size_tile {
   static constexpr int load_steps = (load_items + threads - 1) / threads;
   static constexpr bool whole_load_steps = load_items % threads == 0;
   static constexpr int chunks_per_column = R * E / 16;  ///< destination chunks a tile owns
-  static constexpr int store_items = C * chunks_per_column;
-  static constexpr int store_steps = (store_items + threads - 1) / threads;
-  static constexpr bool whole_store_steps = store_items % threads == 0;
+  static constexpr int lanes_per_column = threads / C / 2 * 2;
+  static constexpr int chunks_per_lane =
+      (chunks_per_column + lanes_per_column - 1) / lanes_per_column;
 
   /// Shared-memory store instructions of one load step: lane j of a row writes the pieces of
   /// the columns c = first(j) + u, and lanes 2E apart take columns 32 apart, which an odd pitch
@@ -126,6 +127,7 @@ struct any_size_tile {
                 "a warp loads whole rows, 8 to 32 lanes each");
   static_assert(R * E % 32 == 0, "a tile owns whole 32-byte sectors of each destination row");
   static_assert(threads % 32 == 0, "whole warps");
+  static_assert(lanes_per_column >= 2, "two lanes per column at least, for whole sectors");
 
   /// Source rows 0 .. rows_here - 1 (at most smem_rows) of the tile at `src` (rows `ld` bytes
   /// apart), columns 0 .. C-1, into shared memory column by column. `src_end` is one past the
@@ -208,30 +210,34 @@ struct any_size_tile {
 
   /// The destination chunks this tile owns: tile element (r, c) goes to bytes [r * E, r * E + E)
   /// of dst + c * ld (bytes). Each destination row is cut at its own 32-byte boundaries, and the
-  /// tile owns the sectors that start in its R rows' bytes, written as two 16-byte chunks by
-  /// neighbouring lanes of one store instruction. `rows_left` = source rows from the tile's
-  /// first row to the matrix's end; `first_tile_row`: the tile starts at row 0 and also writes
-  /// the bytes before each destination row's first boundary. INSIDE: as for load.
+  /// tile owns the sectors that start in its R rows' bytes. A column is taken by
+  /// lanes_per_column neighbouring lanes, lane l writing its chunks l, l + lanes_per_column, ...
+  /// (the column's address, head and place in shared memory worked out once), so lanes 2m and
+  /// 2m + 1 write the two halves of one sector in one instruction. `rows_left` = source rows
+  /// from the tile's first row to the matrix's end; `first_tile_row`: the tile starts at row 0
+  /// and also writes the bytes before each destination row's first boundary. INSIDE: as for
+  /// load.
   template <bool INSIDE>
   __device__ static void store_transposed(const unsigned char* tile, unsigned char* dst,
                                           std::int64_t ld, std::int64_t rows_left, int valid_cols,
                                           bool first_tile_row) {
     const std::int64_t bytes_left = rows_left * E;  // of each column, from the tile's row 0
-#pragma unroll
-    for (int s = 0; s < store_steps; ++s) {
-      const int item = threadIdx.x + s * threads;
-      const int q = item % chunks_per_column, c = item / chunks_per_column;
-      if (!whole_store_steps && item >= store_items) continue;
-      if (!INSIDE && c >= valid_cols) continue;
+    const int c = threadIdx.x / lanes_per_column, lane = threadIdx.x % lanes_per_column;
+    if (c < (INSIDE ? C : valid_cols)) {
       unsigned char* column = dst + c * ld;
       const int head = to_sector(column);  // bytes before the column's first boundary
-      const int at = head + q * 16;
-      const uint4 v = read_chunk(tile, column_start(c) + at);
-      if (INSIDE || at + 16 <= bytes_left) {
-        __stcg(reinterpret_cast<uint4*>(column + at), v);
-      } else if (at < bytes_left) {
-        const auto* parts = reinterpret_cast<const unsigned char*>(&v);
-        for (int b = 0; b < 16 && at + b < bytes_left; ++b) column[at + b] = parts[b];
+      const int from = column_start(c) + head;
+#pragma unroll
+      for (int k = 0; k < chunks_per_lane; ++k) {
+        const int q = lane + k * lanes_per_column, at = head + q * 16;
+        if (chunks_per_column % lanes_per_column != 0 && q >= chunks_per_column) break;
+        const uint4 v = read_chunk(tile, from + q * 16);
+        if (INSIDE || at + 16 <= bytes_left) {
+          __stcg(reinterpret_cast<uint4*>(column + at), v);
+        } else if (at < bytes_left) {
+          const auto* parts = reinterpret_cast<const unsigned char*>(&v);
+          for (int b = 0; b < 16 && at + b < bytes_left; ++b) column[at + b] = parts[b];
+        }
       }
     }
     if (first_tile_row) {  // the bytes before each column's first boundary

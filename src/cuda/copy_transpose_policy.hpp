@@ -98,12 +98,13 @@ constexpr int any_size_one_step_threads(int e, int tile_rows, int tile_bytes) {
   return ((tile_rows + (31 + e - 1) / e + 3) / 4 * (tile_bytes / 16) + 31) / 32 * 32;
 }
 /// From the sweeps of scripts/device_tune_policies.cu --any-size on the H100 (2026-11-23, every
-/// size on 6001 x 7001 and 8192 x 8192, ratios to a D2D copy): six blocks per SM (30 warps) with
-/// 64 x 128-byte tiles for elements below 8 bytes (0.86-0.89) and 32 x 256-byte tiles above
-/// (0.87-0.91; each 0.01-0.10 behind the other on the other sizes); four blocks per SM 0.77-0.85,
-/// 32 x 512-byte tiles with two (22 warps) 0.77-0.80, 32 x 128-byte tiles with eight or ten
-/// 0.79-0.85, 96 and 128 rows 0.01-0.04 below 64; blocks looping over two or four tiles 0.01-0.06
-/// slower; seven blocks per SM spilled registers for 3-byte elements.
+/// size on 6001 x 7001, 8192 x 8192 and 64 x 1000000, ratios to a D2D copy; runs 1-7): six
+/// blocks per SM (30 warps) with 64 x 128-byte tiles for elements of 3, 5 and 6 bytes and 32 x
+/// 256-byte tiles from 7 bytes up (run 7: 0.86-0.91 and 0.75-0.81 on 64 x 1000000; each 0.01-0.07
+/// behind the other on the other sizes); four blocks per SM 0.77-0.85, 32 x 512-byte tiles with
+/// two (22 warps) 0.77-0.80, 32 x 128-byte tiles with eight or ten 0.79-0.85, 96 and 128 rows
+/// 0.01-0.04 below 64; eight blocks per SM spill and ran 0.01-0.25 slower; blocks looping over
+/// two or four tiles 0.01-0.06 slower.
 constexpr int any_size_tile_rows(int e) {
   return e < 8 ? 64 : 32;
 }
