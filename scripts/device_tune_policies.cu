@@ -147,15 +147,23 @@ void odd_candidate(std::int64_t rows, std::int64_t cols, float copy, tile_policy
                       launch_tuned_with<E, tile_policy<R, W, T, M>>);
 }
 
+/// Times a D2D copy of a rows x cols matrix of e-byte elements, prints the shape's line and
+/// returns the copy's milliseconds.
+float time_copy_and_announce(int e, std::int64_t rows, std::int64_t cols) {
+  const std::int64_t bytes = rows * cols * e;
+  const float copy = median_ms(
+      ev_a, ev_b, [&] { cudaMemcpyAsync(buf_b, buf_a, bytes, cudaMemcpyDeviceToDevice); });
+  std::printf("shape e=%-2d %6lld x %-6lld (copy %.3f ms)\n", e, (long long)rows, (long long)cols,
+              copy);
+  return copy;
+}
+
 /// One shape: the reference (copy_multi_element) into buf_c, then the library's dispatch and each
 /// candidate (a copy_unaligned, copy_sectors or copy_tuned policy), checked against it.
 template <int E, class... P>
 void shape_sweep(std::int64_t rows, std::int64_t cols) {
   const std::int64_t bytes = rows * cols * E;
-  const float copy = median_ms(
-      ev_a, ev_b, [&] { cudaMemcpyAsync(buf_b, buf_a, bytes, cudaMemcpyDeviceToDevice); });
-  std::printf("shape e=%-2d %6lld x %-6lld (copy %.3f ms)\n", E, (long long)rows, (long long)cols,
-              copy);
+  const float copy = time_copy_and_announce(E, rows, cols);
   cudaMemset(buf_c, 0x5A, bytes);
   launch_copy_seed_variant(dense(rows, cols, buf_c), E, xpose::route::copy_multi_element, nullptr);
   const copy_args a = dense(rows, cols, buf_b);
@@ -174,22 +182,20 @@ template <int E, int R, int W, int M>
 using any_size_policy = tile_policy<R, W, any_size_one_step_threads(E, R, W), M>;
 
 /// One shape of E-byte elements: the super-element kernel in 1-byte words into buf_c, then the
-/// library's dispatch, the super-element kernel in the words the dispatch took before
-/// copy_any_size, and copy_any_size's candidates, checked against it.
+/// super-element kernel in the words of the element's widest power of two, copy_any_size with
+/// the library's policy for E (whatever copy_any_size_chosen would pick) and with candidate
+/// policies, each checked against it.
 template <int E>
 void any_size_sweep(std::int64_t rows, std::int64_t cols) {
   const std::int64_t bytes = rows * cols * E;
-  const float copy = median_ms(
-      ev_a, ev_b, [&] { cudaMemcpyAsync(buf_b, buf_a, bytes, cudaMemcpyDeviceToDevice); });
-  std::printf("shape e=%-2d %6lld x %-6lld (copy %.3f ms)\n", E, (long long)rows, (long long)cols,
-              copy);
+  const float copy = time_copy_and_announce(E, rows, cols);
   cudaMemset(buf_c, 0x5A, bytes);
   launch_copy_super_elements(dense(rows, cols, buf_c), 1, E, nullptr);
   const copy_args a = dense(rows, cols, buf_b);
   constexpr int word = E & -E;
   timed_candidate("super elements (words of the element)", bytes, copy,
                   [&] { launch_copy_super_elements(a, word, E / word, nullptr); });
-  timed_candidate("launch_copy_any_size dispatch", bytes, copy,
+  timed_candidate("copy_any_size, the library's policy", bytes, copy,
                   [&] { launch_copy_any_size(a, E, nullptr); });
   any_size_candidate<E>(rows, cols, copy, any_size_policy<E, 64, 128, 6>{});
   any_size_candidate<E>(rows, cols, copy, any_size_policy<E, 32, 256, 6>{});

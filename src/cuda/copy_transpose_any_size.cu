@@ -12,11 +12,13 @@ bool copy_any_size_takes(std::size_t elem_bytes) {
   return elem_bytes >= 3 && elem_bytes <= 15 && (elem_bytes & (elem_bytes - 1)) != 0;
 }
 
-// On the H100 (2026-11-23, scripts/device_tune_policies.cu --any-size): with fewer rows than a
-// tile most of each tile stays empty, and 16 x 3000000 ran at 0.18-0.29 x copy against the
-// super-element kernel's 0.22-0.32 (odd sizes) and 0.56-0.81 (6, 10, 12, 14 bytes); 12-byte
-// elements of 4-byte words on rows that start on 16 (source) and 32 (destination) bytes move
-// as aligned 16-byte chunks there, 0.92 against 0.89 on 8192 x 8192.
+// On the H100 (2026-11-23, scripts/device_tune_policies.cu --any-size, run 10): with fewer rows
+// than a tile most of each tile stays empty: 16 x 3000000 ran at 0.19-0.55 x copy, the
+// super-element kernel at 0.53-0.81 for 6, 10, 12, 14 bytes and 0.22-0.32 for odd sizes (where
+// copy_any_size was ahead from 7 bytes up: not taken, no measurement below 16 rows); 12-byte
+// elements of 4-byte words on rows that start on 16 (source) and 32 (destination) bytes move as
+// aligned 16-byte chunks there: 0.914 against 0.913 on 8192 x 8192, 0.924 against 0.839 on
+// 64 x 1000000.
 bool copy_any_size_chosen(const copy_args& a, std::size_t elem_bytes, int word_bytes) {
   if (!copy_any_size_takes(elem_bytes)) return false;
   const int e = static_cast<int>(elem_bytes);

@@ -24,8 +24,9 @@
 // consecutive bytes of the column (five word reads funnel-shifted by the offset); the lanes of a
 // column stay on it for all its chunks. Only chunks cut
 // by the matrix's first or last row are written byte by byte. The column pitch is an odd number
-// of words, and every 32 columns start a few words further (spread) so that the load's stores
-// fall in distinct banks. Tiles from the grid (column_tiles.cuh). 64-bit index math; the covering
+// of words, and every 32 columns start a few words further (spread, chosen at compile time)
+// where that spreads the load's stores over more banks (3- and 7-byte elements). Tiles from the
+// grid (column_tiles.cuh). 64-bit index math; the covering
 // chunks of a row segment lie in the pages of the segment.
 #pragma once
 
@@ -143,34 +144,15 @@ struct any_size_tile {
       const int item = threadIdx.x + k * threads;
       const bool active = whole_load_steps || item < load_items;
       const int g = item / chunks_per_row, j = item % chunks_per_row;
-      uint4 raw[G], next_raw[G];
-      int shift[G];
-#pragma unroll
-      for (int i = 0; i < G; ++i) {
-        const int r = g * G + i;
-        const unsigned char* row_start = src + r * ld;
-        shift[i] = static_cast<int>(reinterpret_cast<std::uintptr_t>(row_start) & 15);
-        const uint4* aligned = reinterpret_cast<const uint4*>(row_start - shift[i]);
-        raw[i] = next_raw[i] = make_uint4(0, 0, 0, 0);
-        if (INSIDE && active) {  // L1-cached: the last lane's second chunk often hits its line
-          raw[i] = __ldca(aligned + j);
-          if (j == chunks_per_row - 1 && shift[i] != 0) next_raw[i] = __ldca(aligned + j + 1);
-        } else if (!INSIDE && active && r < rows_here) {
-          raw[i] = load_chunk_before(aligned + j, src_end);
-          if (j == chunks_per_row - 1 && shift[i] != 0)
-            next_raw[i] = load_chunk_before(aligned + j + 1, src_end);
-        }
-      }
+      uint4 rows[G];
+      load_row_chunks<G, chunks_per_row, INSIDE>(src + g * G * ld, ld, j, active, rows_here - g * G,
+                                                 src_end, rows);
       const int first = (16 * j + E - 1) / E;  // the first element starting in chunk j
       const int skip = first * E - 16 * j;     // its byte in the chunk (below E)
       unsigned window[G][window_words];
 #pragma unroll
-      for (int i = 0; i < G; ++i) {
-        const uint4 from_next_lane = shuffle_down(raw[i], chunks_per_row);
-        if (j != chunks_per_row - 1) next_raw[i] = from_next_lane;
-        const uint4 chunk = funnel_shift_16(raw[i], next_raw[i], shift[i]);
-        shift_bytes_down(chunk, shuffle_down(chunk, chunks_per_row), skip, window[i]);
-      }
+      for (int i = 0; i < G; ++i)
+        shift_bytes_down(rows[i], shuffle_down(rows[i], chunks_per_row), skip, window[i]);
       if (!active) continue;
 #pragma unroll
       for (int u = 0; u < U; ++u) {
@@ -192,22 +174,6 @@ struct any_size_tile {
     }
   }
 
-  /// The 16 bytes at byte `offset` of the shared tile.
-  __device__ static uint4 read_chunk(const unsigned char* tile, int offset) {
-    const auto* words = reinterpret_cast<const unsigned*>(tile) + (offset >> 2);
-    const unsigned bits = (offset & 3) * 8;
-    unsigned w[5];
-#pragma unroll
-    for (int i = 0; i < 5; ++i) w[i] = words[i];
-    return make_uint4(__funnelshift_r(w[0], w[1], bits), __funnelshift_r(w[1], w[2], bits),
-                      __funnelshift_r(w[2], w[3], bits), __funnelshift_r(w[3], w[4], bits));
-  }
-
-  /// Bytes from `column` (a destination row) to the next 32-byte boundary (0 .. 31).
-  __device__ static int to_sector(const unsigned char* column) {
-    return (32 - static_cast<int>(reinterpret_cast<std::uintptr_t>(column) & 31)) & 31;
-  }
-
   /// The destination chunks this tile owns: tile element (r, c) goes to bytes [r * E, r * E + E)
   /// of dst + c * ld (bytes). Each destination row is cut at its own 32-byte boundaries, and the
   /// tile owns the sectors that start in its R rows' bytes. A column is taken by
@@ -222,29 +188,29 @@ struct any_size_tile {
                                           std::int64_t ld, std::int64_t rows_left, int valid_cols,
                                           bool first_tile_row) {
     const std::int64_t bytes_left = rows_left * E;  // of each column, from the tile's row 0
-    const int c = threadIdx.x / lanes_per_column, lane = threadIdx.x % lanes_per_column;
+    const int c = threadIdx.x / lanes_per_column, slot = threadIdx.x % lanes_per_column;
     if (c < (INSIDE ? C : valid_cols)) {
       unsigned char* column = dst + c * ld;
-      const int head = to_sector(column);  // bytes before the column's first boundary
+      const int head = bytes_to_sector(column);  // bytes before the column's first boundary
       const int from = column_start(c) + head;
 #pragma unroll
       for (int k = 0; k < chunks_per_lane; ++k) {
-        const int q = lane + k * lanes_per_column, at = head + q * 16;
+        const int q = slot + k * lanes_per_column, at = head + q * 16;
         if (chunks_per_column % lanes_per_column != 0 && q >= chunks_per_column) break;
-        const uint4 v = read_chunk(tile, from + q * 16);
+        const uint4 v = read_16_bytes_at(tile, from + q * 16);
         if (INSIDE || at + 16 <= bytes_left) {
           __stcg(reinterpret_cast<uint4*>(column + at), v);
-        } else if (at < bytes_left) {
+        } else if (at < bytes_left) {  // cut by the matrix's last row
           const auto* parts = reinterpret_cast<const unsigned char*>(&v);
           for (int b = 0; b < 16 && at + b < bytes_left; ++b) column[at + b] = parts[b];
         }
       }
     }
     if (first_tile_row) {  // the bytes before each column's first boundary
-      for (int c = threadIdx.x; c < valid_cols; c += threads) {
-        unsigned char* column = dst + c * ld;
-        for (int b = 0; b < to_sector(column) && b < bytes_left; ++b)
-          column[b] = tile[column_start(c) + b];
+      for (int head_column = threadIdx.x; head_column < valid_cols; head_column += threads) {
+        unsigned char* column = dst + head_column * ld;
+        for (int b = 0; b < bytes_to_sector(column) && b < bytes_left; ++b)
+          column[b] = tile[column_start(head_column) + b];
       }
     }
   }

@@ -106,10 +106,10 @@ constexpr int any_size_one_step_threads(int e, int tile_rows, int tile_bytes) {
 /// 0.01-0.04 below 64; eight blocks per SM spill and ran 0.01-0.25 slower; blocks looping over
 /// two or four tiles 0.01-0.06 slower.
 constexpr int any_size_tile_rows(int e) {
-  return e < 8 ? 64 : 32;
+  return e < 7 ? 64 : 32;
 }
 constexpr int any_size_tile_bytes(int e) {
-  return e < 8 ? 128 : 256;
+  return e < 7 ? 128 : 256;
 }
 template <int E>
 struct copy_any_size_policy

@@ -54,10 +54,63 @@ __device__ __forceinline__ uint4 funnel_shift_16(uint4 lo, uint4 hi, int shift) 
                     __funnelshift_r(by4[2], by4[3], bits), __funnelshift_r(by4[3], by4[4], bits));
 }
 
+/// The 16 bytes at byte `offset` (any) of shared memory at `base` (4-byte aligned): five word
+/// reads funnel-shifted by the offset's last two bits.
+__device__ __forceinline__ uint4 read_16_bytes_at(const unsigned char* base, int offset) {
+  const auto* words = reinterpret_cast<const unsigned*>(base) + (offset >> 2);
+  const unsigned bits = (offset & 3) * 8;
+  unsigned w[5];
+#pragma unroll
+  for (int i = 0; i < 5; ++i) w[i] = words[i];
+  return make_uint4(__funnelshift_r(w[0], w[1], bits), __funnelshift_r(w[1], w[2], bits),
+                    __funnelshift_r(w[2], w[3], bits), __funnelshift_r(w[3], w[4], bits));
+}
+
+/// Bytes from `p` to the next 32-byte boundary (0 .. 31).
+__device__ __forceinline__ int bytes_to_sector(const void* p) {
+  return (32 - static_cast<int>(reinterpret_cast<std::uintptr_t>(p) & 31)) & 31;
+}
+
 __device__ __forceinline__ uint4 shuffle_down(uint4 v, int width) {
   return make_uint4(
       __shfl_down_sync(0xffffffffu, v.x, 1, width), __shfl_down_sync(0xffffffffu, v.y, 1, width),
       __shfl_down_sync(0xffffffffu, v.z, 1, width), __shfl_down_sync(0xffffffffu, v.w, 1, width));
+}
+
+/// Chunk j (bytes [16j, 16j + 16)) of G row segments, row i starting at first_row + i * ld (any
+/// alignment), for a lane among CHUNKS_PER_ROW that take chunks 0 .. CHUNKS_PER_ROW - 1 of the
+/// same rows: the lane reads the aligned chunk j that covers the segment's chunk j (the last
+/// lane also chunk j + 1), takes chunk j + 1 from the next lane and funnel-shifts the two by the
+/// row's misalignment. Every lane of the warp calls it; inactive lanes read nothing. INSIDE:
+/// every covering chunk lies before `src_end` (L1-cached loads: the last lane's second chunk
+/// often hits its line); else only rows i < rows_valid are read, and only before `src_end`.
+template <int G, int CHUNKS_PER_ROW, bool INSIDE>
+__device__ __forceinline__ void load_row_chunks(const unsigned char* first_row, std::int64_t ld,
+                                                int j, bool active, int rows_valid,
+                                                const unsigned char* src_end, uint4 (&rows)[G]) {
+  uint4 raw[G], next_raw[G];
+  int shift[G];
+#pragma unroll
+  for (int i = 0; i < G; ++i) {
+    const unsigned char* row_start = first_row + i * ld;
+    shift[i] = static_cast<int>(reinterpret_cast<std::uintptr_t>(row_start) & 15);
+    const uint4* aligned = reinterpret_cast<const uint4*>(row_start - shift[i]);
+    raw[i] = next_raw[i] = make_uint4(0, 0, 0, 0);
+    if (INSIDE && active) {
+      raw[i] = __ldca(aligned + j);
+      if (j == CHUNKS_PER_ROW - 1 && shift[i] != 0) next_raw[i] = __ldca(aligned + j + 1);
+    } else if (!INSIDE && active && i < rows_valid) {
+      raw[i] = load_chunk_before(aligned + j, src_end);
+      if (j == CHUNKS_PER_ROW - 1 && shift[i] != 0)
+        next_raw[i] = load_chunk_before(aligned + j + 1, src_end);
+    }
+  }
+#pragma unroll
+  for (int i = 0; i < G; ++i) {
+    const uint4 from_next_lane = shuffle_down(raw[i], CHUNKS_PER_ROW);
+    if (j != CHUNKS_PER_ROW - 1) next_raw[i] = from_next_lane;
+    rows[i] = funnel_shift_16(raw[i], next_raw[i], shift[i]);
+  }
 }
 
 /// A piece of one tile column: 4 consecutive rows of E bytes (two 16-byte halves for E = 8).
@@ -157,31 +210,10 @@ struct unaligned_tile {
       const int item = threadIdx.x + k * threads;
       const bool active = whole_load_steps || item < load_items;
       const int g = item / chunks_per_row, j = item % chunks_per_row;
-      uint4 raw[G], next_raw[G];
-      int shift[G];
-#pragma unroll
-      for (int i = 0; i < G; ++i) {
-        const int r = g * G + i;
-        const unsigned char* row_start = reinterpret_cast<const unsigned char*>(src + r * ld);
-        shift[i] = static_cast<int>(reinterpret_cast<std::uintptr_t>(row_start) & 15);
-        const uint4* aligned = reinterpret_cast<const uint4*>(row_start - shift[i]);
-        raw[i] = next_raw[i] = make_uint4(0, 0, 0, 0);
-        if (INSIDE && active) {  // L1-cached: the last lane's second chunk often hits its line
-          raw[i] = __ldca(aligned + j);
-          if (j == chunks_per_row - 1 && shift[i] != 0) next_raw[i] = __ldca(aligned + j + 1);
-        } else if (!INSIDE && active && r < rows_here) {
-          raw[i] = load_chunk_before(aligned + j, src_end);
-          if (j == chunks_per_row - 1 && shift[i] != 0)
-            next_raw[i] = load_chunk_before(aligned + j + 1, src_end);
-        }
-      }
       uint4 rows[G];
-#pragma unroll
-      for (int i = 0; i < G; ++i) {
-        const uint4 from_next_lane = shuffle_down(raw[i], chunks_per_row);
-        if (j != chunks_per_row - 1) next_raw[i] = from_next_lane;
-        rows[i] = funnel_shift_16(raw[i], next_raw[i], shift[i]);
-      }
+      load_row_chunks<G, chunks_per_row, INSIDE>(
+          reinterpret_cast<const unsigned char*>(src + g * G * ld), ld * E, j, active,
+          rows_here - g * G, src_end, rows);
       piece pieces[P];
       rows_to_column_pieces<E>(rows, pieces);
       if (active) {
@@ -194,16 +226,11 @@ struct unaligned_tile {
 
   /// The 16 bytes at `offset` (any multiple of E) of the shared tile.
   __device__ static uint4 read_chunk(const unsigned char* tile, int offset) {
-    const auto* words = reinterpret_cast<const unsigned*>(tile) + (offset >> 2);
     if constexpr (E >= 4) {
+      const auto* words = reinterpret_cast<const unsigned*>(tile) + (offset >> 2);
       return make_uint4(words[0], words[1], words[2], words[3]);
     } else {
-      const unsigned bits = (offset & 3) * 8;
-      unsigned w[5];
-#pragma unroll
-      for (int i = 0; i < 5; ++i) w[i] = words[i];
-      return make_uint4(__funnelshift_r(w[0], w[1], bits), __funnelshift_r(w[1], w[2], bits),
-                        __funnelshift_r(w[2], w[3], bits), __funnelshift_r(w[3], w[4], bits));
+      return read_16_bytes_at(tile, offset);
     }
   }
 
@@ -215,17 +242,12 @@ struct unaligned_tile {
       if (i < count) dst[i] = parts[i];
   }
 
-  /// Bytes from `column` (a destination row) to the next 32-byte boundary (0 .. 31).
-  __device__ static int to_sector(const element* column) {
-    return (32 - static_cast<int>(reinterpret_cast<std::uintptr_t>(column) & 31)) & 31;
-  }
-
   /// The destination chunks this tile owns: tile element (r, c) goes to dst[c * ld + r]. Each
   /// destination row is cut at its own 32-byte boundaries, and the tile owns the 32-byte
   /// sectors that start in its R rows (up to 2P - 1 halo rows), written as two 16-byte chunks
   /// by neighbouring lanes of one store instruction: every sector leaves in one piece (halves
   /// of a sector written apart cost the L2 far more than their bytes). Chunk q of column c
-  /// holds tile rows to_sector / E + q * P onwards. `rows_left` = source rows from the tile's
+  /// holds tile rows bytes_to_sector / E + q * P onwards. `rows_left` = source rows from the tile's
   /// first row to the matrix's end; `first_tile_row`: the tile starts at row 0 and also writes
   /// the rows before each destination row's first boundary. INSIDE: as for load (every chunk
   /// whole, every column valid).
@@ -240,7 +262,7 @@ struct unaligned_tile {
       if (!whole_store_steps && item >= store_items) continue;
       if (!INSIDE && c >= valid_cols) continue;
       element* column = dst + c * ld;
-      const int head = to_sector(column);  // bytes before the column's first boundary
+      const int head = bytes_to_sector(column);  // bytes before the column's first boundary
       const int first_row = head / E + q * P;
       const uint4 v = read_chunk(tile, column_start(c) + head + q * 16);
       if (INSIDE || first_row + P <= rows_left)

@@ -96,10 +96,11 @@ std::string kernel_text(const stage& s) {
         "-byte element as a run of bytes: rows shifted in registers and kept column by column "
         "in shared memory, 16-byte accesses, whole 32-byte destination sectors";
     if (copy_any_size_chosen(at_best, s.super_bytes, w)) return any_size;
-    if (s.rows >= any_size_tile_rows(static_cast<int>(s.super_bytes)))  // 12-byte, aligned rows
-      return "super-element transpose, each 12-byte element as 3 words of 4 bytes in aligned "
-             "16-byte chunks with whole 32-byte destination sectors when the source rows start "
-             "on 16 bytes and the destination rows on 32 at execute, else " +
+    if (s.rows >= any_size_tile_rows(static_cast<int>(s.super_bytes)))  // words of 4+ bytes
+      return "super-element transpose, each " + std::to_string(s.super_bytes) +
+             "-byte element as " + std::to_string(k) + " words of " + word +
+             " in aligned 16-byte chunks with whole 32-byte destination sectors when the source "
+             "rows start on 16 bytes and the destination rows on 32 at execute, else " +
              any_size;
   }
   if (k != 1)
@@ -175,7 +176,7 @@ void execute_copy(const plan_data& plan, const void* src, void* dst) {
     const std::int64_t k = static_cast<std::int64_t>(s.super_bytes) / w;
     const copy_args a = copy_args_of(s, src, dst);
     const bool tuned = s.variant == route::copy_tuned || s.variant == route::automatic;
-    if (k != 1 && tuned && copy_any_size_chosen(a, s.super_bytes, w)) {
+    if (tuned && copy_any_size_chosen(a, s.super_bytes, w)) {
       launch_copy_any_size(a, s.super_bytes, stream_of(plan));
     } else if (k != 1) {
       launch_copy_super_elements(a, w, k, stream_of(plan));

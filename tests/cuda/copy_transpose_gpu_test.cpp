@@ -160,18 +160,21 @@ TEST(GpuCopyTranspose, ColumnMajor) {
   }
 }
 
-TEST(GpuCopyTranspose, OtherElementSizesAsSuperElements) {
+// Sizes that are not powers of two: copy_any_size (3 to 15 bytes) or the super-element kernel.
+TEST(GpuCopyTranspose, OtherElementSizes) {
   XPOSE_REQUIRE_GPU();
   for (std::size_t e :
        {3, 5, 6, 7, 9, 10, 11, 13, 14, 15, 17, 18, 20, 22, 24, 26, 28, 36, 40, 48, 80, 100, 1024})
     check_copy({37, 45, e, 0, 0, 2}, route::automatic, 41 + e);
 }
 
-// Element sizes that are not powers of two: copy_any_size for 3 to 15 bytes; the super-element
-// kernel's 16-byte path for elements of 3 or 5 words above 16 bytes (20-, 24-, 40-byte) and of 7
-// to 15 words up to 32 bytes (18-, 22-, 26-, 30-byte as 2-byte words; 28-byte as 4-byte words).
-// Rows on 16 bytes or padded to cut tiles mid-vector, and batched. Small enough for
-// compute-sanitizer (the name matches its filter).
+// Element sizes that are not powers of two through the dispatch: copy_any_size for 3 to 15 bytes
+// with at least a tile's rows and rows not on 16 / 32 bytes; the super-element kernel for
+// 12-byte elements on aligned rows, for shapes with fewer rows than copy_any_size's tile (37 rows
+// of 3 to 6 bytes), and its 16-byte path for elements of 3 or 5 words above 16 bytes (20-, 24-,
+// 40-byte) and of 7 to 15 words up to 32 bytes (18-, 22-, 26-, 30-byte as 2-byte words; 28-byte
+// as 4-byte words). Rows on 16 bytes or padded to cut tiles mid-vector, and batched. Small enough
+// for compute-sanitizer (the name matches its filter).
 TEST(GpuCopyTranspose, SuperElementsOn16ByteRowsSmallSanitizerShapes) {
   XPOSE_REQUIRE_GPU();
   for (std::size_t e : {3, 5, 6, 7, 9, 10, 11, 12, 13, 14, 15, 18, 20, 22, 24, 26, 28, 30, 40}) {
@@ -179,6 +182,18 @@ TEST(GpuCopyTranspose, SuperElementsOn16ByteRowsSmallSanitizerShapes) {
     check_copy({101, 67, e, 80, 112}, route::automatic, 62 + e);
     check_copy({37, 45, e, 48, 48, 2, 37 * 48 + 16, 45 * 48 + 32}, route::automatic, 63 + e);
   }
+}
+
+// copy_any_size takes shapes with at least its tile's rows (64 for 3-6 bytes, 32 above): both
+// sides of the boundary, with and without padded rows.
+TEST(GpuCopyTranspose, AnySizeDispatchBoundaries) {
+  XPOSE_REQUIRE_GPU();
+  for (std::size_t e : {3, 5, 6, 7, 9, 12, 15})
+    for (std::int64_t rows : {31, 32, 63, 64, 65})
+      for (std::int64_t cols : {1, 200}) {
+        check_copy({rows, cols, e}, route::automatic, 71 + e + rows);
+        check_copy({rows, cols, e, cols + 3, rows + 1}, route::automatic, 72 + e + rows);
+      }
 }
 
 TEST(GpuCopyTranspose, RunsOnTheCallersStream) {

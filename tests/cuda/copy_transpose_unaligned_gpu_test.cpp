@@ -96,6 +96,11 @@ TEST(GpuCopyUnaligned, OddShapesAroundTileSizes) {
     for (std::int64_t rows : sides)
       for (std::int64_t cols : {17, 129, 1031})
         check_unaligned({rows, cols, e}, rows * 7 + cols + e);
+  // copy_any_size: a tile with its halo has 36-40 (32-row tiles) or 72-76 rows (64-row tiles);
+  // with more rows left it takes the path without bounds checks.
+  for (int e : {3, 5, 6, 7, 9, 13, 15})
+    for (std::int64_t rows : {35, 36, 37, 40, 41, 71, 72, 73, 76, 77, 105, 108, 109, 140, 141})
+      check_unaligned({rows, 1031, e}, rows * 11 + e);
 }
 
 TEST(GpuCopyUnaligned, MisalignedPointersAndPaddedRows) {
@@ -141,10 +146,14 @@ TEST(GpuCopyUnaligned, RandomShapes) {
     const int e = unaligned_element_sizes[i % sizes];
     const std::int64_t rows = 1 + static_cast<std::int64_t>(rng() % 3000);
     const std::int64_t cols = 1 + static_cast<std::int64_t>(rng() % 3000);
+    // copy_any_size takes any byte offset; the others, element-aligned ones.
+    const bool any_offset = (e & (e - 1)) != 0;
+    const auto offset = [&] {
+      return any_offset ? rng() % 32 : static_cast<std::size_t>(e) * (rng() % (16 / e));
+    };
+    const std::size_t src_offset = offset(), dst_offset = offset();
     check_unaligned({rows, cols, e, cols + static_cast<std::int64_t>(rng() % 5),
-                     rows + static_cast<std::int64_t>(rng() % 5), 1, 0, 0,
-                     static_cast<std::size_t>(e) * (rng() % (16 / e)),
-                     static_cast<std::size_t>(e) * (rng() % (16 / e))},
+                     rows + static_cast<std::int64_t>(rng() % 5), 1, 0, 0, src_offset, dst_offset},
                     rng());
   }
 }
