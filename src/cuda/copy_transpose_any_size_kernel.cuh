@@ -19,15 +19,15 @@
 // starting in a row segment ends past it (C * E <= W), so the segment's last lane needs no
 // chunk after its own.
 // Store: as copy_unaligned's: each destination row (a tile column) is cut at its own 32-byte
-// boundaries, and the tile owns the 32-byte sectors that start in its R rows' R * E bytes
-// (a multiple of 32), each written whole by two neighbouring lanes of one instruction from 16
+// boundaries, and the tile owns the 32-byte sectors that start in its R rows' R * E bytes (a
+// multiple of 32), each written whole by two neighbouring lanes of one instruction from 16
 // consecutive bytes of the column (five word reads funnel-shifted by the offset); the lanes of a
-// column stay on it for all its chunks. Only chunks cut
-// by the matrix's first or last row are written byte by byte. The column pitch is an odd number
-// of words, and every 32 columns start a few words further (spread, chosen at compile time)
-// where that spreads the load's stores over more banks (3- and 7-byte elements). Tiles from the
-// grid (column_tiles.cuh). 64-bit index math; the covering
-// chunks of a row segment lie in the pages of the segment.
+// column stay on it for all its chunks. Only chunks cut by the matrix's first or last row are
+// written byte by byte.
+// Shared memory: the column pitch is an odd number of words, and every 32 columns start a few
+// words further (spread, chosen at compile time) where that spreads the load's stores over more
+// banks (3- and 7-byte elements). Tiles from the grid (column_tiles.cuh). 64-bit index math; the
+// covering chunks of a row segment lie in the pages of the segment.
 #pragma once
 
 #include <cstdint>
@@ -177,7 +177,8 @@ struct any_size_tile {
   /// The destination chunks this tile owns: tile element (r, c) goes to bytes [r * E, r * E + E)
   /// of dst + c * ld (bytes). Each destination row is cut at its own 32-byte boundaries, and the
   /// tile owns the sectors that start in its R rows' bytes. A column is taken by
-  /// lanes_per_column neighbouring lanes, lane l writing its chunks l, l + lanes_per_column, ...
+  /// lanes_per_column neighbouring lanes, the one in slot l writing chunks l, l +
+  /// lanes_per_column, ...
   /// (the column's address, head and place in shared memory worked out once), so lanes 2m and
   /// 2m + 1 write the two halves of one sector in one instruction. `rows_left` = source rows
   /// from the tile's first row to the matrix's end; `first_tile_row`: the tile starts at row 0
