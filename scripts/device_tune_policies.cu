@@ -10,6 +10,9 @@
 // `--any-size` times copy_any_size's candidate policies for every element size it takes (3, 5, 6,
 // 7, 9-15 bytes) on odd, aligned and skinny shapes, next to the super-element kernel in words of
 // the element's widest power of two, checked against the super-element kernel in 1-byte words.
+// `--skinny-any-size` times skinny_any_size with candidate slab sizes on skinny shapes (a side of
+// 2 to 64) of 3- to 15-byte elements, next to copy_any_size and the super-element kernel, checked
+// the same way.
 // `--profile` runs the dispatch once on 10007 x 7001 for 1-, 2-, 4- and 8-byte elements (for
 // ncu).
 // Build: nvcc -std=c++17 -O3 -arch=sm_90 -Iinclude -Isrc device_tune_policies.cu libxpose.a
@@ -207,6 +210,42 @@ void any_size_sweeps() {
     (any_size_sweep<E>(r, c), ...);
 }
 
+/// One skinny shape of E-byte elements, checked against the super-element kernel in 1-byte
+/// words: the super-element kernel in the element's widest words, copy_any_size, the library's
+/// skinny_any_size and skinny_any_size with slabs of 4, 8 and 24 KiB.
+template <int E>
+void skinny_any_size_sweep(std::int64_t rows, std::int64_t cols) {
+  const std::int64_t bytes = rows * cols * E;
+  const float copy = time_copy_and_announce(E, rows, cols);
+  cudaMemset(buf_c, 0x5A, bytes);
+  launch_copy_super_elements(dense(rows, cols, buf_c), 1, E, nullptr);
+  const copy_args a = dense(rows, cols, buf_b);
+  constexpr int word = E & -E;
+  timed_candidate("super elements (words of the element)", bytes, copy,
+                  [&] { launch_copy_super_elements(a, word, E / word, nullptr); });
+  timed_candidate("copy_any_size, the library's policy", bytes, copy,
+                  [&] { launch_copy_any_size(a, E, nullptr); });
+  timed_candidate("skinny_any_size, the library's slabs", bytes, copy,
+                  [&] { launch_copy_skinny_any_size(a, E, nullptr); });
+  for (const int slab : {4 << 10, 8 << 10, 24 << 10}) {
+    char name[64];
+    std::snprintf(name, sizeof name, "skinny_any_size slab %d KiB", slab >> 10);
+    timed_candidate(name, bytes, copy, [&] { launch_copy_skinny_any_size(a, E, nullptr, slab); });
+  }
+}
+
+/// Short sides 2, 8, 16, 32, 64; the long side at least 10^6 and about 96 MiB of data.
+template <int... E>
+void skinny_any_size_sweeps() {
+  for (const std::int64_t side : {2, 8, 16, 32, 64}) {
+    const auto long_side = [&](int e) {
+      return std::max<std::int64_t>(1000000, (std::int64_t{96} << 20) / (side * e));
+    };
+    (skinny_any_size_sweep<E>(side, long_side(E)), ...);
+    (skinny_any_size_sweep<E>(long_side(E), side), ...);
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -226,6 +265,10 @@ int main(int argc, char** argv) {
   }
   if (argc > 1 && std::strcmp(argv[1], "--any-size") == 0) {
     any_size_sweeps<3, 5, 6, 7, 9, 10, 11, 12, 13, 14, 15>();
+    return cudaDeviceSynchronize() == cudaSuccess ? 0 : 1;
+  }
+  if (argc > 1 && std::strcmp(argv[1], "--skinny-any-size") == 0) {
+    skinny_any_size_sweeps<3, 5, 6, 7, 12, 15>();
     return cudaDeviceSynchronize() == cudaSuccess ? 0 : 1;
   }
   if (!odd_only) {

@@ -51,20 +51,7 @@ template <class T>
 void launch_column_tiles(column_tiles_kernel<T> kernel, const copy_args& a, int tile_rows,
                          int tile_cols, int threads, int dynamic_shared, cudaStream_t stream,
                          const char* launch_name) {
-  if (dynamic_shared > 48 * 1024) {
-    int device = 0, allowed = 0;
-    check_cuda(cudaGetDevice(&device), launch_name);
-    check_cuda(cudaDeviceGetAttribute(&allowed, cudaDevAttrMaxSharedMemoryPerBlockOptin, device),
-               launch_name);
-    if (dynamic_shared > allowed)
-      throw error(status::device_error,
-                  std::string(launch_name) + ": the tile needs " + std::to_string(dynamic_shared) +
-                      " bytes of shared memory per block, the device allows " +
-                      std::to_string(allowed) + " (the policies are tuned for sm_90)");
-    check_cuda(
-        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, dynamic_shared),
-        launch_name);
-  }
+  allow_dynamic_shared(kernel, dynamic_shared, launch_name);
   kernel<<<tile_grid(a, tile_rows, tile_cols), threads, dynamic_shared, stream>>>(
       static_cast<const T*>(a.src), static_cast<T*>(a.dst), a.batch, a.rows, a.cols, a.lda, a.ldb,
       a.src_stride, a.dst_stride);

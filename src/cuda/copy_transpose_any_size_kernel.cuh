@@ -66,6 +66,20 @@ __device__ __forceinline__ unsigned four_bytes_at(const unsigned (&row)[N], int 
   return s % 4 == 0 ? row[s / 4] : __funnelshift_r(row[s / 4], row[s / 4 + 1], 8 * (s % 4));
 }
 
+/// Word w (bytes [4w, 4w + 4), w < E) of four E-byte elements laid end to end, element i being
+/// bytes [first, first + E) of elements[i] (first and w compile-time constants after unrolling;
+/// N covers four_bytes_at's spare word).
+template <int E, int N>
+__device__ __forceinline__ unsigned four_elements_word(const unsigned (&elements)[4][N], int first,
+                                                       int w) {
+  const int p = 4 * w, i = p / E, left = E - p % E;  // bytes of element i from byte p on
+  const unsigned head = four_bytes_at(elements[i], first + p % E);
+  if (left >= 4) return head;
+  // The rest from element i + 1: selector bytes 0 .. left-1 of head, then element i + 1's.
+  const unsigned selector = left == 1 ? 0x6540 : left == 2 ? 0x5410 : 0x4210;
+  return __byte_perm(head, four_bytes_at(elements[i + 1], first), selector);
+}
+
 template <int E, class Policy>
 struct any_size_tile {
   static constexpr int threads = Policy::threads;
@@ -160,16 +174,8 @@ struct any_size_tile {
         if ((u == U - 1 && skip + u * E >= 16) || c >= C) continue;
         unsigned* piece = reinterpret_cast<unsigned*>(tile + column_start(c) + g * G * E);
 #pragma unroll
-        for (int w = 0; w < E; ++w) {  // bytes 4w .. 4w + 3 of rows g*G .. g*G + 3
-          const int p = 4 * w, row = p / E, in_row = E - p % E;  // bytes left in `row`
-          const unsigned head = four_bytes_at(window[row], u * E + p % E);
-          if (in_row >= 4) {
-            piece[w] = head;
-          } else {  // the rest from the next row: selector bytes 0 .. in_row-1 of head, then it
-            const unsigned selector = in_row == 1 ? 0x6540 : in_row == 2 ? 0x5410 : 0x4210;
-            piece[w] = __byte_perm(head, four_bytes_at(window[row + 1], u * E), selector);
-          }
-        }
+        for (int w = 0; w < E; ++w)  // bytes 4w .. 4w + 3 of rows g*G .. g*G + 3
+          piece[w] = four_elements_word<E>(window, u * E, w);
       }
     }
   }

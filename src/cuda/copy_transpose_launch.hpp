@@ -52,6 +52,17 @@ bool copy_any_size_takes(std::size_t elem_bytes);
 /// of `word_bytes`) rather than the super-element kernel.
 bool copy_any_size_chosen(const copy_args& a, std::size_t elem_bytes, int word_bytes);
 void launch_copy_any_size(const copy_args& a, std::size_t elem_bytes, cudaStream_t stream);
+/// skinny_any_size: skinny matrices (a side of at most skinny_any_size_max_side) of elements
+/// copy_any_size takes, one slab of about `slab_bytes` of the long side per block (the default
+/// is the tuned size; tests and sweeps pass others); a is in elements of `elem_bytes`.
+/// skinny_any_size_chosen: the out-of-place dispatch runs it for wide shapes with fewer rows
+/// than copy_any_size's tile and tall ones of at most skinny_any_size_tall_cols columns.
+constexpr std::int64_t skinny_any_size_max_side = 64;
+constexpr std::int64_t skinny_any_size_tall_cols = 16;
+constexpr int skinny_any_size_slab_bytes = 16 * 1024;
+bool skinny_any_size_chosen(const copy_args& a, std::size_t elem_bytes);
+void launch_copy_skinny_any_size(const copy_args& a, std::size_t elem_bytes, cudaStream_t stream,
+                                 int slab_bytes = skinny_any_size_slab_bytes);
 /// Elements of `words_per_element` words of `word_bytes` bytes each (12-byte elements as three
 /// 4-byte words, ...); a is in elements.
 void launch_copy_super_elements(const copy_args& a, int word_bytes, std::int64_t words_per_element,

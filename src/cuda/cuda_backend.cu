@@ -1,7 +1,8 @@
 // The CUDA backend's entry points (cuda_backend.hpp): checks a plan's stages at plan time and
 // runs them on the caller's stream. Element sizes become machine words: the widest of 16, 8,
 // 4, 2, 1 bytes that divides the element size and the data's alignment; elements of 3 to 15 bytes
-// that are not powers of two run copy_any_size out of place, and other elements of several words
+// that are not powers of two run skinny_any_size (skinny shapes) or copy_any_size out of place,
+// and other elements of several words
 // (12 bytes = three 4-byte words in place, 24 bytes = three 8-byte words) the super-element
 // kernels.
 #include "cuda/cuda_backend.hpp"
@@ -95,6 +96,12 @@ std::string kernel_text(const stage& s) {
         "copy_any_size, each " + std::to_string(s.super_bytes) +
         "-byte element as a run of bytes: rows shifted in registers and kept column by column "
         "in shared memory, 16-byte accesses, whole 32-byte destination sectors";
+    if (skinny_any_size_chosen(at_best, s.super_bytes))
+      return "skinny_any_size slabs (fewer rows than copy_any_size's tile, or at most " +
+             std::to_string(skinny_any_size_tall_cols) + " columns): each " +
+             std::to_string(s.super_bytes) +
+             "-byte element as a run of bytes, 16-byte global accesses, elements moved four at a "
+             "time between two shared-memory slabs";
     if (copy_any_size_chosen(at_best, s.super_bytes, w)) return any_size;
     if (s.rows >= any_size_tile_rows(static_cast<int>(s.super_bytes)))  // words of 4+ bytes
       return "super-element transpose, each " + std::to_string(s.super_bytes) +
@@ -176,7 +183,9 @@ void execute_copy(const plan_data& plan, const void* src, void* dst) {
     const std::int64_t k = static_cast<std::int64_t>(s.super_bytes) / w;
     const copy_args a = copy_args_of(s, src, dst);
     const bool tuned = s.variant == route::copy_tuned || s.variant == route::automatic;
-    if (tuned && copy_any_size_chosen(a, s.super_bytes, w)) {
+    if (tuned && skinny_any_size_chosen(a, s.super_bytes)) {
+      launch_copy_skinny_any_size(a, s.super_bytes, stream_of(plan));
+    } else if (tuned && copy_any_size_chosen(a, s.super_bytes, w)) {
       launch_copy_any_size(a, s.super_bytes, stream_of(plan));
     } else if (k != 1) {
       launch_copy_super_elements(a, w, k, stream_of(plan));

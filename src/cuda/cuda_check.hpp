@@ -14,6 +14,24 @@ inline void check_cuda(cudaError_t result, const char* what) {
     throw error(status::device_error, std::string(what) + " failed: " + cudaGetErrorString(result));
 }
 
+/// Lets `kernel` take `bytes` of dynamic shared memory per block: above the default 48 KiB it
+/// opts in, or throws if the device allows less.
+template <class Kernel>
+void allow_dynamic_shared(Kernel kernel, int bytes, const char* launch_name) {
+  if (bytes <= 48 * 1024) return;
+  int device = 0, allowed = 0;
+  check_cuda(cudaGetDevice(&device), launch_name);
+  check_cuda(cudaDeviceGetAttribute(&allowed, cudaDevAttrMaxSharedMemoryPerBlockOptin, device),
+             launch_name);
+  if (bytes > allowed)
+    throw error(status::device_error,
+                std::string(launch_name) + ": a block needs " + std::to_string(bytes) +
+                    " bytes of shared memory, the device allows " + std::to_string(allowed) +
+                    " (the policies are tuned for sm_90)");
+  check_cuda(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes),
+             launch_name);
+}
+
 /// After a launch: reports a bad configuration without synchronizing the stream.
 inline void check_launch(const char* kernel) {
   check_cuda(cudaGetLastError(), kernel);

@@ -1,12 +1,12 @@
 // The kernels for rows that do not start on 16 / 32 bytes, called directly: copy_unaligned
 // (src/cuda/copy_transpose_unaligned_kernel.cuh, 1-, 2-, 4- and 8-byte elements), copy_sectors
-// (copy_transpose_sectors_kernel.cuh, 16-byte elements) and copy_any_size
-// (copy_transpose_any_size_kernel.cuh, 3 to 15 bytes, not powers of two), against the host
-// reference on
-// random data: odd dimensions, padded rows, misaligned base pointers,
+// (copy_transpose_sectors_kernel.cuh, 16-byte elements), copy_any_size
+// (copy_transpose_any_size_kernel.cuh, 3 to 15 bytes, not powers of two) and skinny_any_size
+// (copy_transpose_skinny_any_size_kernel.cuh, the same sizes, a side of at most 64), against the
+// host reference on random data: odd dimensions, padded rows, misaligned base pointers,
 // destination rows starting anywhere in a 32-byte sector, batches, shapes smaller and larger
-// than a tile, more tile rows and matrices than the grid's y and z take; poisoned destinations
-// (gaps between rows and matrices must stay poisoned).
+// than a tile or slab, more tile rows and matrices than the grid's y and z take; poisoned
+// destinations (gaps between rows and matrices must stay poisoned).
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -27,6 +27,7 @@ struct unaligned_case {
   std::int64_t lda = 0, ldb = 0;  // 0 = dense
   std::int64_t batch = 1, src_stride = 0, dst_stride = 0;
   std::size_t src_offset = 0, dst_offset = 0;  // bytes past a 256-byte aligned allocation
+  int skinny_slab_bytes = 0;                   // > 0: skinny_any_size with slabs of this size
 };
 
 constexpr int unaligned_element_sizes[] = {1, 2, 4, 8, 16, 3, 5, 6, 7, 9, 10, 11, 12, 13, 14, 15};
@@ -54,7 +55,10 @@ void check_unaligned(const unaligned_case& c, std::uint64_t seed) {
   a.ldb = ldb;
   a.src_stride = src_stride;
   a.dst_stride = dst_stride;
-  if (c.e == 16)
+  if (c.skinny_slab_bytes > 0)
+    xpose::detail::cuda::launch_copy_skinny_any_size(a, static_cast<std::size_t>(c.e), nullptr,
+                                                     c.skinny_slab_bytes);
+  else if (c.e == 16)
     xpose::detail::cuda::launch_copy_sectors(a, c.e, nullptr);
   else if ((c.e & (c.e - 1)) == 0)
     xpose::detail::cuda::launch_copy_unaligned(a, c.e, nullptr);
@@ -68,7 +72,8 @@ void check_unaligned(const unaligned_case& c, std::uint64_t seed) {
   const std::int64_t at = first_difference(dst.download(dst_bytes, c.dst_offset), expected);
   ASSERT_EQ(at, -1) << c.rows << " x " << c.cols << " x " << c.e << " bytes, lda " << lda
                     << ", ldb " << ldb << ", batch " << c.batch << ", offsets " << c.src_offset
-                    << "/" << c.dst_offset << ": first wrong byte " << at;
+                    << "/" << c.dst_offset << ", skinny slab " << c.skinny_slab_bytes
+                    << ": first wrong byte " << at;
 }
 
 // Few launches, small shapes: the filter compute-sanitizer runs.
@@ -155,6 +160,81 @@ TEST(GpuCopyUnaligned, RandomShapes) {
     check_unaligned({rows, cols, e, cols + static_cast<std::int64_t>(rng() % 5),
                      rows + static_cast<std::int64_t>(rng() % 5), 1, 0, 0, src_offset, dst_offset},
                     rng());
+  }
+}
+
+// skinny_any_size: wide (rows <= 64) and tall (cols <= 64) slabs, whole and cut, with small slabs
+// so that small matrices span many of them.
+constexpr int any_size_element_sizes[] = {3, 5, 6, 7, 9, 10, 11, 12, 13, 14, 15};
+
+unaligned_case skinny(std::int64_t rows, std::int64_t cols, int e, int slab_bytes) {
+  unaligned_case c{rows, cols, e};
+  c.skinny_slab_bytes = slab_bytes;
+  return c;
+}
+
+TEST(GpuCopySkinnyAnySize, SmallSanitizerShapes) {
+  XPOSE_REQUIRE_GPU();
+  for (int e : any_size_element_sizes) {
+    check_unaligned(skinny(7, 1001, e, 256), 900 + e);
+    check_unaligned(skinny(1001, 7, e, 256), 950 + e);
+  }
+}
+
+TEST(GpuCopySkinnyAnySize, EveryShortSideUpTo64) {
+  XPOSE_REQUIRE_GPU();
+  for (int e : any_size_element_sizes)
+    for (std::int64_t side = 1; side <= 64; side += e < 8 ? 1 : 3)
+      for (std::int64_t length : {1, 2, 17, 333}) {
+        check_unaligned(skinny(side, length, e, 400), side * 1000 + length + e);
+        check_unaligned(skinny(length, side, e, 400), side * 2000 + length + e);
+      }
+}
+
+TEST(GpuCopySkinnyAnySize, SlabSizes) {
+  XPOSE_REQUIRE_GPU();
+  for (int e : {3, 7, 12, 15})
+    for (int slab : {1, 16, 100, 1000, 4096, 16 * 1024, 32 * 1024})
+      for (std::int64_t side : {2, 31, 64}) {
+        check_unaligned(skinny(side, 20011, e, slab), slab + side + e);
+        check_unaligned(skinny(20011, side, e, slab), 2 * slab + side + e);
+      }
+}
+
+TEST(GpuCopySkinnyAnySize, MisalignedPointersPaddedRowsAndBatches) {
+  XPOSE_REQUIRE_GPU();
+  for (int e : any_size_element_sizes)
+    for (std::size_t offset = 0; offset < 16; offset += 3) {
+      for (const std::int64_t side : {3, 40}) {
+        unaligned_case wide{side, 3001, e, 3007, side + 3, 1, 0, 0, offset, 15 - offset};
+        wide.skinny_slab_bytes = 2000;
+        check_unaligned(wide, 1000 + offset + e);
+        unaligned_case tall{3001, side, e, side + 5, 3005, 1, 0, 0, 15 - offset, offset};
+        tall.skinny_slab_bytes = 2000;
+        check_unaligned(tall, 2000 + offset + e);
+        unaligned_case dense{side,   2999,      e, 0, 0, 3, side * 2999 + 7, 2999 * side + 5,
+                             offset, offset / 2};
+        dense.skinny_slab_bytes = 2000;
+        check_unaligned(dense, 3000 + offset + e);
+        dense.rows = 2999;
+        dense.cols = side;
+        check_unaligned(dense, 4000 + offset + e);
+      }
+    }
+}
+
+TEST(GpuCopySkinnyAnySize, RandomShapesWithTheLibrarySlab) {
+  XPOSE_REQUIRE_GPU();
+  std::mt19937_64 rng(777);
+  for (int i = 0; i < 44; ++i) {
+    const int e = any_size_element_sizes[i % 11];
+    const std::int64_t side = 1 + static_cast<std::int64_t>(rng() % 64);
+    const std::int64_t length = 1 + static_cast<std::int64_t>(rng() % 200000);
+    unaligned_case c = i % 2 ? skinny(side, length, e, 0) : skinny(length, side, e, 0);
+    c.skinny_slab_bytes = xpose::detail::cuda::skinny_any_size_slab_bytes;
+    c.src_offset = rng() % 32;
+    c.dst_offset = rng() % 32;
+    check_unaligned(c, rng());
   }
 }
 

@@ -1,0 +1,58 @@
+// skinny_any_size: out-of-place transposition of skinny matrices of elements of 3 to 15 bytes
+// that are not powers of two (see copy_transpose_skinny_any_size_kernel.cuh).
+#include <string>
+
+#include "cuda/copy_transpose_launch.hpp"
+#include "cuda/copy_transpose_policy.hpp"
+#include "cuda/copy_transpose_skinny_any_size_kernel.cuh"
+
+namespace xpose::detail::cuda {
+
+// On the H100 (2026-11-23, scripts/device_tune_policies.cu --skinny-any-size, device runs 2-3 of
+// the seventh session; docs/performance.md): wide shapes with fewer rows than copy_any_size's
+// tile run 0.72-0.88 x copy here against 0.04-0.80 on the super-element kernel (12-byte rows on
+// 16 / 32 bytes: 0.93 from 32 rows up, where copy_any_size_chosen sends them); tall shapes
+// of 2 and 8 columns 0.70-0.85 against at most 0.57 on copy_any_size, which is ahead from 32
+// columns (0.72-0.89 against 0.62-0.80).
+bool skinny_any_size_chosen(const copy_args& a, std::size_t elem_bytes) {
+  if (!copy_any_size_takes(elem_bytes)) return false;
+  if (a.rows <= a.cols) return a.rows < any_size_tile_rows(static_cast<int>(elem_bytes));
+  return a.cols <= skinny_any_size_tall_cols;
+}
+
+void launch_copy_skinny_any_size(const copy_args& a, std::size_t elem_bytes, cudaStream_t stream,
+                                 int slab) {
+  if (!copy_any_size_takes(elem_bytes) ||
+      (a.rows > skinny_any_size_max_side && a.cols > skinny_any_size_max_side))
+    throw error(status::internal_error, "skinny_any_size: " + std::to_string(a.rows) + " x " +
+                                            std::to_string(a.cols) + " of " +
+                                            std::to_string(elem_bytes) +
+                                            "-byte elements is not skinny or not of 3 to 15 bytes");
+  if (slab < 1) throw error(status::internal_error, "skinny_any_size: slab of no bytes");
+  switch (elem_bytes) {
+    case 3:
+      return launch_skinny_any_size_with<3>(a, slab, stream);
+    case 5:
+      return launch_skinny_any_size_with<5>(a, slab, stream);
+    case 6:
+      return launch_skinny_any_size_with<6>(a, slab, stream);
+    case 7:
+      return launch_skinny_any_size_with<7>(a, slab, stream);
+    case 9:
+      return launch_skinny_any_size_with<9>(a, slab, stream);
+    case 10:
+      return launch_skinny_any_size_with<10>(a, slab, stream);
+    case 11:
+      return launch_skinny_any_size_with<11>(a, slab, stream);
+    case 12:
+      return launch_skinny_any_size_with<12>(a, slab, stream);
+    case 13:
+      return launch_skinny_any_size_with<13>(a, slab, stream);
+    case 14:
+      return launch_skinny_any_size_with<14>(a, slab, stream);
+    default:
+      return launch_skinny_any_size_with<15>(a, slab, stream);
+  }
+}
+
+}  // namespace xpose::detail::cuda
