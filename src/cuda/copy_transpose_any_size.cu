@@ -19,12 +19,16 @@ bool copy_any_size_takes(std::size_t elem_bytes) {
 // elements of 4-byte words on rows that start on 16 (source) and 32 (destination) bytes move as
 // aligned 16-byte chunks there: 0.914 against 0.913 on 8192 x 8192, 0.924 against 0.839 on
 // 64 x 1000000.
+bool super_elements_aligned(const copy_args& a, std::size_t elem_bytes, int word_bytes) {
+  const int e = static_cast<int>(elem_bytes);
+  return word_bytes >= 4 && rows_aligned(a.src, a.lda, a.src_stride, a.batch, e, 16) &&
+         rows_aligned(a.dst, a.ldb, a.dst_stride, a.batch, e, 32);
+}
+
 bool copy_any_size_chosen(const copy_args& a, std::size_t elem_bytes, int word_bytes) {
   if (!copy_any_size_takes(elem_bytes)) return false;
-  const int e = static_cast<int>(elem_bytes);
-  if (a.rows < any_size_tile_rows(e)) return false;
-  return !(word_bytes >= 4 && rows_aligned(a.src, a.lda, a.src_stride, a.batch, e, 16) &&
-           rows_aligned(a.dst, a.ldb, a.dst_stride, a.batch, e, 32));
+  if (a.rows < any_size_tile_rows(static_cast<int>(elem_bytes))) return false;
+  return !super_elements_aligned(a, elem_bytes, word_bytes);
 }
 
 void launch_copy_any_size(const copy_args& a, std::size_t elem_bytes, cudaStream_t stream) {

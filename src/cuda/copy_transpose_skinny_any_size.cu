@@ -3,21 +3,22 @@
 #include <string>
 
 #include "cuda/copy_transpose_launch.hpp"
-#include "cuda/copy_transpose_policy.hpp"
 #include "cuda/copy_transpose_skinny_any_size_kernel.cuh"
 
 namespace xpose::detail::cuda {
 
-// On the H100 (2026-11-23, scripts/device_tune_policies.cu --skinny-any-size, device runs 2-3 of
-// the seventh session; docs/performance.md): wide shapes with fewer rows than copy_any_size's
-// tile run 0.72-0.88 x copy here against 0.04-0.80 on the super-element kernel (12-byte rows on
-// 16 / 32 bytes: 0.93 from 32 rows up, where copy_any_size_chosen sends them); tall shapes
-// of 2 and 8 columns 0.70-0.85 against at most 0.57 on copy_any_size, which is ahead from 32
-// columns (0.72-0.89 against 0.62-0.80).
-bool skinny_any_size_chosen(const copy_args& a, std::size_t elem_bytes) {
+// On the H100 (2026-11-23, scripts/device_tune_policies.cu --skinny-any-size, device run 6 of the
+// seventh session; docs/performance.md), against the other kernels on 3-, 5-, 6-, 7-, 12- and
+// 15-byte elements: wide shapes of 2 to 64 rows 0.72-0.92 x copy here, 0.04-0.83 on
+// copy_any_size and the super-element kernel (12-byte rows on 16 / 32 bytes from 32 rows up:
+// 0.91-0.94 there); tall shapes of 2 to 32 columns 0.77-0.87 against 0.06-0.87, while at 64
+// columns copy_any_size is ahead (0.72-0.88 against 0.61-0.85).
+bool skinny_any_size_chosen(const copy_args& a, std::size_t elem_bytes, int word_bytes) {
   if (!copy_any_size_takes(elem_bytes)) return false;
-  if (a.rows <= a.cols) return a.rows < any_size_tile_rows(static_cast<int>(elem_bytes));
-  return a.cols <= skinny_any_size_tall_cols;
+  const bool wide = a.rows <= a.cols;
+  const std::int64_t short_side = wide ? a.rows : a.cols;
+  if (short_side > (wide ? skinny_any_size_max_side : skinny_any_size_tall_cols)) return false;
+  return short_side < 32 || !super_elements_aligned(a, elem_bytes, word_bytes);
 }
 
 void launch_copy_skinny_any_size(const copy_args& a, std::size_t elem_bytes, cudaStream_t stream,

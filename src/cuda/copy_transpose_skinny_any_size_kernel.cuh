@@ -7,27 +7,29 @@
 // would be mostly empty, and words of the element's widest power of two cost one access per
 // word.
 //
-// One block moves a slab: all S rows (or columns) of the short side times a stretch L of the
-// long side, about slab_bytes of data, in three steps through shared memory:
-//   1. the source rows (wide) or the source run (tall: one run of L * S * E bytes when lda == S,
-//      else a run per row) are read as the aligned 16-byte chunks that cover them, a lane's
-//      chunk and the next lane's funnel-shifted by the run's misalignment into the run's
-//      logical chunk, and copied to shared memory as they are (the source slab);
+// A block moves slabs: all S rows (or columns) of the short side times a stretch L of the long
+// side, about slab_bytes of data, in three steps through shared memory:
+//   1. the aligned 16-byte chunks that cover the source rows (wide) or the source run (tall: one
+//      run of L * S * E bytes when lda == S, else a run per row) are copied to shared memory as
+//      they are with cp.async (the source slab), the next slab's while this one is moved;
 //   2. a thread takes four consecutive destination elements, reads each from the source slab at
-//      its byte offset (word reads funnel-shifted), packs the four into E words at compile-time
-//      byte offsets (as copy_any_size packs four rows) and stores them (the destination slab);
+//      its byte offset (row start, plus the row's misalignment, plus the column's bytes; word
+//      reads funnel-shifted), packs the four into E words at compile-time byte offsets (as
+//      copy_any_size packs four rows) and stores them (the destination slab);
 //   3. the destination rows (tall), or the destination run (wide: one run of L * S * E bytes
 //      when ldb == S, else a run per row), are written as the aligned 16-byte chunks that cover
 //      them, each read from the destination slab at any byte offset; only chunks cut by a run's
 //      ends take byte stores.
-// Bank conflicts: a wide slab's rows are an odd number of words apart, so that the rows one
-// step-2 read instruction touches fall in different banks; a tall slab's destination rows are
-// an odd number of store widths apart (the store width being the widest of 16, 8, 4 bytes that
-// divides 4E), and a warp's step-2 threads take the same rows of consecutive columns. Slabs of
-// all matrices in a grid-stride loop; 64-bit global index math; covering chunks are read only
-// before the matrix's last byte (byte loads for the chunk it cuts).
+// Bank conflicts: a wide slab's rows start 16 bytes further every 4 rows, so that the rows one
+// step-2 read instruction touches (4 apart) fall in different banks; a tall slab's destination
+// rows are an odd number of store widths apart (the store width being the widest of 16, 8, 4
+// bytes that divides 4E), and a warp's step-2 threads take the same rows of consecutive columns.
+// Blocks loop over the slabs of all matrices (as many blocks as fit on the device); 64-bit
+// global index math; covering chunks are read only before the matrix's last byte (the chunk it
+// cuts byte by byte).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 #include "cuda/copy_transpose_any_size_kernel.cuh"
@@ -37,7 +39,10 @@
 
 namespace xpose::detail::cuda {
 
+/// Threads per block (the tuned count; sweeps instantiate others).
 constexpr int skinny_any_size_threads = 256;
+/// Bytes before a wide source slab's rows: the table of the rows' first bytes.
+constexpr int wide_row_table = 4 * static_cast<int>(skinny_any_size_max_side);
 
 /// Step 2's element moves for E-byte elements.
 template <int E>
@@ -81,26 +86,32 @@ struct skinny_elements {
   }
 };
 
-/// Logical chunk j (bytes [16j, 16j + 16), garbage past `bytes`) of a run of `bytes` bytes at
-/// `start` (any alignment), for lanes of a warp that take consecutive chunks: the lane reads the
-/// aligned chunk j covering it, takes the aligned chunk j + 1 from the next lane when that lane
-/// holds chunk j + 1 of the same run (`next_lane_has_next`), else reads it itself if it holds
-/// bytes of the run, and funnel-shifts the two by the run's misalignment. Nothing at or past
-/// `end` (the matrix's end) is read. Every lane of the warp calls it; inactive lanes read
-/// nothing.
-__device__ __forceinline__ uint4 run_chunk(const unsigned char* start, int bytes, int j,
-                                           bool active, bool next_lane_has_next,
-                                           const unsigned char* end) {
-  const int shift = static_cast<int>(reinterpret_cast<std::uintptr_t>(start) & 15);
-  const uint4* aligned = reinterpret_cast<const uint4*>(start - shift);
-  const uint4 zero = make_uint4(0, 0, 0, 0);
-  const uint4 raw = active ? load_chunk_before(aligned + j, end) : zero;
-  uint4 next = shuffle_down(raw, 32);
-  if (!next_lane_has_next)
-    next = active && shift != 0 && 16 * (j + 1) < shift + bytes
-               ? load_chunk_before(aligned + j + 1, end)
-               : zero;
-  return funnel_shift_16(raw, next, shift);
+/// Copies the aligned 16-byte chunk at `chunk` to shared memory at `to` (16-byte aligned):
+/// asynchronously (cp.async) when it ends before `end`, byte by byte when `end` cuts it (only
+/// the bytes before `end`: compute-sanitizer counts a cut cp.async as a whole 16-byte read),
+/// not at all when it lies past `end`.
+__device__ __forceinline__ void fetch_chunk(unsigned char* to, const unsigned char* chunk,
+                                            const unsigned char* end) {
+  const std::ptrdiff_t before_end = end - chunk;
+  if (before_end >= 16) {
+    const auto shared = static_cast<unsigned>(__cvta_generic_to_shared(to));
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(shared), "l"(chunk)
+                 : "memory");
+  } else {
+    for (int i = 0; i < before_end; ++i) to[i] = __ldcg(chunk + i);
+  }
+}
+__device__ __forceinline__ void fetch_commit() {
+  asm volatile("cp.async.commit_group;\n" ::: "memory");
+}
+/// Waits for this thread's fetches but those of the last committed group.
+__device__ __forceinline__ void fetch_wait_all_but_last() {
+  asm volatile("cp.async.wait_group 1;\n" ::: "memory");
+}
+
+/// Byte offset of `p` in its aligned 16-byte chunk.
+__device__ __forceinline__ int misalignment(const unsigned char* p) {
+  return static_cast<int>(reinterpret_cast<std::uintptr_t>(p) & 15);
 }
 
 /// (item / n, item % n) for item = first, first + step, first + 2 step, ... without a division
@@ -121,17 +132,21 @@ struct split_index {
 
 /// Step 3: `runs` destination runs of `run_bytes` bytes, run i at dst + i * ld (any alignment),
 /// from byte i * from_pitch of `from`, as the aligned 16-byte chunks that cover each run.
+template <int THREADS>
 __device__ __forceinline__ void write_runs(const unsigned char* from, int from_pitch,
                                            unsigned char* dst, std::int64_t ld, int runs,
                                            int run_bytes) {
   const int chunks = (run_bytes + 15) / 16 + 1;  // covering a run, at most
-  split_index at(threadIdx.x, skinny_any_size_threads, chunks);
+  split_index at(threadIdx.x, THREADS, chunks);
   for (; at.major < runs; at.advance()) {
     const int run = at.major;
     unsigned char* start = dst + run * ld;
     const int p0 = 16 * at.minor - static_cast<int>(reinterpret_cast<std::uintptr_t>(start) & 15);
     if (p0 >= 0 && p0 + 16 <= run_bytes) {
-      __stcg(reinterpret_cast<uint4*>(start + p0), read_16_bytes_at(from, run * from_pitch + p0));
+      const int at = run * from_pitch + p0;
+      __stcg(reinterpret_cast<uint4*>(start + p0), at % 16 == 0
+                                                       ? *reinterpret_cast<const uint4*>(from + at)
+                                                       : read_16_bytes_at(from, at));
     } else {  // cut by the run's first or last byte
       for (int p = p0 < 0 ? 0 : p0; p < p0 + 16 && p < run_bytes; ++p)
         start[p] = from[run * from_pitch + p];
@@ -139,50 +154,74 @@ __device__ __forceinline__ void write_runs(const unsigned char* from, int from_p
   }
 }
 
-/// Wide slabs: `rows` (the short side) x slab_cols columns per slab; shared memory holds the
-/// source slab's rows `pitch` bytes apart, then from byte staging_at the destination slab (one
-/// run). Sizes in elements, strides in bytes.
-template <int E>
-__global__ void __launch_bounds__(skinny_any_size_threads)
+/// Where slab t lies: matrix `matrix`, long-side indices first .. first + valid - 1.
+struct slab_place {
+  std::int64_t matrix, first;
+  int valid;
+  __device__ slab_place(std::int64_t t, std::int64_t slabs_per_matrix, int length,
+                        std::int64_t long_side) {
+    matrix = t / slabs_per_matrix;
+    first = (t - matrix * slabs_per_matrix) * length;
+    valid = static_cast<int>(long_side - first < length ? long_side - first : length);
+  }
+};
+
+/// Steps 1-3 for every slab of the grid-stride loop, two source slabs of `buffer_bytes` in
+/// turn: fetch(t, buffer) starts slab t's step 1, move(t, buffer) does its steps 2 and 3.
+template <class Fetch, class Move>
+__device__ __forceinline__ void pipeline_slabs(std::int64_t total_slabs, unsigned char* buffers,
+                                               int buffer_bytes, Fetch&& fetch, Move&& move) {
+  std::int64_t t = blockIdx.x;
+  if (t < total_slabs) fetch(t, buffers);
+  fetch_commit();
+  for (int current = 0; t < total_slabs; t += gridDim.x, current ^= 1) {
+    unsigned char* buffer = buffers + current * buffer_bytes;
+    if (t + gridDim.x < total_slabs) fetch(t + gridDim.x, buffers + (current ^ 1) * buffer_bytes);
+    fetch_commit();
+    fetch_wait_all_but_last();
+    __syncthreads();  // slab t in `buffer`; the last slab's step 3 done with the staging
+    move(t, buffer);
+  }
+}
+
+/// Wide slabs: `rows` (the short side, at most skinny_any_size_max_side) x slab_cols columns per
+/// slab. Shared memory holds two source slabs of `buffer_bytes`, each a table of where the rows'
+/// first bytes lie (wide_row_table bytes) and row r's covering chunks from byte wide_row_table +
+/// r * pitch + 16 * (r / 4), then from byte staging_at the destination slab (one run). Sizes in
+/// elements, strides in bytes.
+template <int E, int THREADS>
+__global__ void __launch_bounds__(THREADS)
     skinny_wide_any_size_kernel(const unsigned char* __restrict__ src,
                                 unsigned char* __restrict__ dst, int rows, std::int64_t cols,
                                 std::int64_t lda, std::int64_t ldb, std::int64_t src_stride,
-                                std::int64_t dst_stride, int slab_cols, int pitch, int staging_at,
-                                std::int64_t slabs_per_matrix, std::int64_t total_slabs) {
+                                std::int64_t dst_stride, int slab_cols, int pitch, int buffer_bytes,
+                                int staging_at, std::int64_t slabs_per_matrix,
+                                std::int64_t total_slabs) {
   using elements = skinny_elements<E>;
-  constexpr int threads = skinny_any_size_threads;
-  extern __shared__ __align__(16) unsigned char slab[];
-  unsigned char* staging = slab + staging_at;
-  const int lane = threadIdx.x % 32;
-  for (std::int64_t t = blockIdx.x; t < total_slabs; t += gridDim.x) {
-    const std::int64_t b = t / slabs_per_matrix;
-    const std::int64_t c0 = (t - b * slabs_per_matrix) * slab_cols;
-    const int valid_cols = static_cast<int>(cols - c0 < slab_cols ? cols - c0 : slab_cols);
-    const unsigned char* s = src + b * src_stride + c0 * E;
-    const unsigned char* end = src + b * src_stride + (rows - 1) * lda + cols * E;
-    unsigned char* d = dst + b * dst_stride + c0 * ldb;
-    // 1. Row r's segment to shared row r (word stores: the rows are an odd number of words
-    // apart).
-    const int row_bytes = valid_cols * E;
-    const int chunks = (row_bytes + 15) / 16;
-    const int items = rows * chunks;
-    split_index rj(threadIdx.x, threads, chunks);
-    for (int first = threadIdx.x - lane; first < items; first += threads, rj.advance()) {
-      const bool active = first + lane < items;
-      const int r = rj.major, j = rj.minor;
-      const uint4 v =
-          run_chunk(s + r * lda, row_bytes, j, active, lane != 31 && j + 1 < chunks, end);
-      if (active) {
-        auto* out = reinterpret_cast<unsigned*>(slab + r * pitch + 16 * j);
-        out[0] = v.x;
-        out[1] = v.y;
-        out[2] = v.z;
-        out[3] = v.w;
-      }
+  constexpr int threads = THREADS;
+  extern __shared__ __align__(16) unsigned char shared[];
+  unsigned char* staging = shared + staging_at;
+  const auto row_start = [&](int r) { return wide_row_table + r * pitch + 16 * (r / 4); };
+  const auto fetch = [&](std::int64_t t, unsigned char* buffer) {
+    const slab_place p(t, slabs_per_matrix, slab_cols, cols);
+    const unsigned char* s = src + p.matrix * src_stride + p.first * E;
+    const unsigned char* end = src + p.matrix * src_stride + (rows - 1) * lda + cols * E;
+    const int row_bytes = p.valid * E;
+    if (threadIdx.x < rows)
+      reinterpret_cast<int*>(buffer)[threadIdx.x] =
+          row_start(threadIdx.x) + misalignment(s + threadIdx.x * lda);
+    for (split_index rj(threadIdx.x, threads, pitch / 16); rj.major < rows; rj.advance()) {
+      const unsigned char* row = s + rj.major * lda;
+      const int shift = misalignment(row);
+      if (16 * rj.minor < shift + row_bytes)
+        fetch_chunk(buffer + row_start(rj.major) + 16 * rj.minor, row - shift + 16 * rj.minor, end);
     }
-    __syncthreads();
+  };
+  const auto move = [&](std::int64_t t, const unsigned char* slab) {
+    const slab_place p(t, slabs_per_matrix, slab_cols, cols);
+    const int* row_first_byte = reinterpret_cast<const int*>(slab);
     // 2. Destination elements m = c * rows + r, four at a time, to staging byte m * E.
-    const int count = valid_cols * rows;
+    const int count = p.valid * rows;
     split_index cr(4 * threadIdx.x, 4 * threads, rows);  // (c, r) of a thread's first element
     for (int m = 4 * threadIdx.x; m < count; m += 4 * threads, cr.advance()) {
       unsigned four[4][elements::words + 1];
@@ -190,7 +229,7 @@ __global__ void __launch_bounds__(skinny_any_size_threads)
 #pragma unroll
       for (int u = 0; u < 4; ++u) {
         if (m + u < count) {
-          elements::read(slab, r * pitch + c * E, four[u]);
+          elements::read(slab, row_first_byte[r] + c * E, four[u]);
         } else {
 #pragma unroll
           for (int i = 0; i <= elements::words; ++i) four[u][i] = 0;
@@ -201,66 +240,73 @@ __global__ void __launch_bounds__(skinny_any_size_threads)
     }
     __syncthreads();
     // 3. The destination: one run when its rows are dense, else a run per row.
+    unsigned char* d = dst + p.matrix * dst_stride + p.first * ldb;
     const int row_out = rows * E;
     if (ldb == row_out)
-      write_runs(staging, 0, d, 0, 1, count * E);
+      write_runs<THREADS>(staging, 0, d, 0, 1, count * E);
     else
-      write_runs(staging, row_out, d, ldb, valid_cols, row_out);
-    __syncthreads();
-  }
+      write_runs<THREADS>(staging, row_out, d, ldb, p.valid, row_out);
+  };
+  pipeline_slabs(total_slabs, shared, buffer_bytes, fetch, move);
 }
 
-/// Tall slabs: slab_rows rows x `cols` (the short side) columns per slab; shared memory holds
-/// the source slab (element (r, c) at r * cols * E + c * E when the source rows are dense, else
-/// rows 16-byte aligned), then from byte staging_at the destination slab's `cols` rows
-/// `dst_pitch` bytes apart. Sizes in elements, strides in bytes.
-template <int E>
-__global__ void __launch_bounds__(skinny_any_size_threads)
+/// Tall slabs: slab_rows rows x `cols` (the short side) columns per slab. Shared memory holds
+/// two source slabs of `buffer_bytes` (the run's covering chunks when the source rows are dense,
+/// else row r's from byte r * src_pitch), then from byte staging_at the destination slab's
+/// `cols` rows `dst_pitch` bytes apart. Sizes in elements, strides in bytes.
+template <int E, int THREADS>
+__global__ void __launch_bounds__(THREADS)
     skinny_tall_any_size_kernel(const unsigned char* __restrict__ src,
                                 unsigned char* __restrict__ dst, std::int64_t rows, int cols,
                                 std::int64_t lda, std::int64_t ldb, std::int64_t src_stride,
-                                std::int64_t dst_stride, int slab_rows, int dst_pitch,
-                                int staging_at, std::int64_t slabs_per_matrix,
-                                std::int64_t total_slabs) {
+                                std::int64_t dst_stride, int slab_rows, int src_pitch,
+                                int dst_pitch, int buffer_bytes, int staging_at,
+                                std::int64_t slabs_per_matrix, std::int64_t total_slabs) {
   using elements = skinny_elements<E>;
-  constexpr int threads = skinny_any_size_threads;
-  extern __shared__ __align__(16) unsigned char slab[];
-  unsigned char* staging = slab + staging_at;
-  const int lane = threadIdx.x % 32;
-  const bool dense = lda == static_cast<std::int64_t>(cols) * E;
-  const int src_pitch = dense ? cols * E : (cols * E + 15) / 16 * 16;
-  for (std::int64_t t = blockIdx.x; t < total_slabs; t += gridDim.x) {
-    const std::int64_t b = t / slabs_per_matrix;
-    const std::int64_t r0 = (t - b * slabs_per_matrix) * slab_rows;
-    const int valid_rows = static_cast<int>(rows - r0 < slab_rows ? rows - r0 : slab_rows);
-    const unsigned char* s = src + b * src_stride + r0 * lda;
-    const unsigned char* end = src + b * src_stride + (rows - 1) * lda + cols * E;
-    unsigned char* d = dst + b * dst_stride + r0 * E;
-    // 1. The source run(s) to the source slab as they are.
-    const int runs = dense ? 1 : valid_rows;
-    const int run_bytes = dense ? valid_rows * cols * E : cols * E;
-    const int chunks = (run_bytes + 15) / 16;
-    const int items = runs * chunks;
-    split_index rj(threadIdx.x, threads, chunks);
-    for (int first = threadIdx.x - lane; first < items; first += threads, rj.advance()) {
-      const bool active = first + lane < items;
-      const int run = rj.major, j = rj.minor;
-      const uint4 v =
-          run_chunk(s + run * lda, run_bytes, j, active, lane != 31 && j + 1 < chunks, end);
-      if (active) *reinterpret_cast<uint4*>(slab + run * src_pitch + 16 * j) = v;
+  constexpr int threads = THREADS;
+  extern __shared__ __align__(16) unsigned char shared[];
+  unsigned char* staging = shared + staging_at;
+  const int row_bytes = cols * E;
+  const bool dense = lda == row_bytes;
+  const auto fetch = [&](std::int64_t t, unsigned char* buffer) {
+    const slab_place p(t, slabs_per_matrix, slab_rows, rows);
+    const unsigned char* s = src + p.matrix * src_stride + p.first * lda;
+    const unsigned char* end = src + p.matrix * src_stride + (rows - 1) * lda + row_bytes;
+    if (dense) {
+      const int shift = misalignment(s);
+      const int chunks = (shift + p.valid * row_bytes + 15) / 16;
+      for (int j = threadIdx.x; j < chunks; j += threads)
+        fetch_chunk(buffer + 16 * j, s - shift + 16 * j, end);
+      return;
     }
-    __syncthreads();
+    for (split_index rj(threadIdx.x, threads, src_pitch / 16); rj.major < p.valid; rj.advance()) {
+      const unsigned char* row = s + rj.major * lda;
+      const int shift = misalignment(row);
+      if (16 * rj.minor < shift + row_bytes)
+        fetch_chunk(buffer + rj.major * src_pitch + 16 * rj.minor, row - shift + 16 * rj.minor,
+                    end);
+    }
+  };
+  const auto move = [&](std::int64_t t, const unsigned char* slab) {
+    const slab_place p(t, slabs_per_matrix, slab_rows, rows);
+    const auto s_low = static_cast<unsigned>(
+        reinterpret_cast<std::uintptr_t>(src + p.matrix * src_stride + p.first * lda));
+    const auto lda_low = static_cast<unsigned>(lda);
+    // Source row r's first byte in the slab.
+    const auto row_at = [&](int r) {
+      return dense ? static_cast<int>(s_low & 15) + r * row_bytes
+                   : r * src_pitch + static_cast<int>((s_low + r * lda_low) & 15);
+    };
     // 2. Destination row c's elements r = 4q .. 4q + 3 to staging row c; the threads of a warp
     // take consecutive columns.
-    const int quads = (valid_rows + 3) / 4;
-    split_index qc(threadIdx.x, threads, cols);
-    for (; qc.major < quads; qc.advance()) {
+    const int quads = (p.valid + 3) / 4;
+    for (split_index qc(threadIdx.x, threads, cols); qc.major < quads; qc.advance()) {
       const int q = qc.major, c = qc.minor;
       unsigned four[4][elements::words + 1];
 #pragma unroll
       for (int u = 0; u < 4; ++u) {
-        if (4 * q + u < valid_rows) {
-          elements::read(slab, (4 * q + u) * src_pitch + c * E, four[u]);
+        if (4 * q + u < p.valid) {
+          elements::read(slab, row_at(4 * q + u) + c * E, four[u]);
         } else {
 #pragma unroll
           for (int i = 0; i <= elements::words; ++i) four[u][i] = 0;
@@ -270,52 +316,74 @@ __global__ void __launch_bounds__(skinny_any_size_threads)
     }
     __syncthreads();
     // 3. Destination row c's segment from staging row c.
-    write_runs(staging, dst_pitch, d, ldb, cols, valid_rows * E);
-    __syncthreads();
-  }
+    write_runs<THREADS>(staging, dst_pitch, dst + p.matrix * dst_stride + p.first * E, ldb, cols,
+                        p.valid * E);
+  };
+  pipeline_slabs(total_slabs, shared, buffer_bytes, fetch, move);
+}
+
+/// Blocks of `kernel` (`threads` threads taking `shared` bytes of dynamic shared memory each) that
+/// fit on the device at once, at most `work_items`.
+template <class Kernel>
+unsigned resident_grid(Kernel kernel, int threads, int shared, std::int64_t work_items,
+                       const char* name) {
+  int device = 0, sms = 0, per_sm = 0;
+  check_cuda(cudaGetDevice(&device), name);
+  check_cuda(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), name);
+  check_cuda(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, shared), name);
+  const std::int64_t resident = static_cast<std::int64_t>(sms) * (per_sm > 0 ? per_sm : 1);
+  return grid_for(work_items < resident ? work_items : resident);
 }
 
 /// Runs the wide or tall kernel for E-byte elements (`a` in elements) with slabs of about
-/// `slab_bytes` bytes.
-template <int E>
+/// `slab_bytes` bytes, THREADS threads a block.
+template <int E, int THREADS = skinny_any_size_threads>
 void launch_skinny_any_size_with(const copy_args& a, int slab_bytes, cudaStream_t stream) {
   const auto* src = static_cast<const unsigned char*>(a.src);
   auto* dst = static_cast<unsigned char*>(a.dst);
   const bool wide = a.rows <= a.cols;
   const int short_side = static_cast<int>(wide ? a.rows : a.cols);
   const std::int64_t long_side = wide ? a.cols : a.rows;
+  // A multiple of 16 long-side indices when several fit: the slabs of a destination run that
+  // starts on 16 bytes then start on 16 bytes too (one shared-memory read per chunk in step 3).
   const std::int64_t fit = slab_bytes / (static_cast<std::int64_t>(short_side) * E);
-  const int length = static_cast<int>(fit < 1 ? 1 : fit < long_side ? fit : long_side);
+  const std::int64_t whole = fit >= 16 ? fit / 16 * 16 : fit < 1 ? 1 : fit;
+  const int length = static_cast<int>(whole < long_side ? whole : long_side);
   const std::int64_t per_matrix = (long_side + length - 1) / length;
   const std::int64_t total = per_matrix * a.batch;
-  const auto round16 = [](int bytes) { return (bytes + 15) / 16 * 16; };
-  // Room for the last word reads past a row or run (element reads, read_16_bytes_at) and for
-  // the last group of four elements.
+  const auto covering = [](int bytes) { return (15 + bytes + 15) / 16 * 16; };  // any alignment
+  // Room for word reads past a row or run (element reads, read_16_bytes_at) and for the last
+  // group of four elements.
   constexpr int slack = 16;
   if (wide) {
-    const int pitch = round16(length * E) + 4;  // an odd number of words
-    const int staging_at = round16(short_side * pitch + slack);
-    const int shared = staging_at + round16(length * short_side * E + 4 * E + slack);
-    const auto kernel = skinny_wide_any_size_kernel<E>;
-    allow_dynamic_shared(kernel, shared, "skinny_wide_any_size_kernel launch");
-    kernel<<<grid_for(total), skinny_any_size_threads, shared, stream>>>(
+    const int pitch = covering(length * E);
+    const int buffer_bytes = wide_row_table + short_side * pitch + 16 * (short_side / 4) + slack;
+    const int staging_at = 2 * buffer_bytes;
+    const int shared = staging_at + (length * short_side * E + 4 * E + slack + 15) / 16 * 16;
+    const auto kernel = skinny_wide_any_size_kernel<E, THREADS>;
+    constexpr const char* name = "skinny_wide_any_size_kernel launch";
+    allow_dynamic_shared(kernel, shared, name);
+    kernel<<<resident_grid(kernel, THREADS, shared, total, name), THREADS, shared, stream>>>(
         src, dst, short_side, a.cols, a.lda * E, a.ldb * E, a.src_stride * E, a.dst_stride * E,
-        length, pitch, staging_at, per_matrix, total);
-    check_launch("skinny_wide_any_size_kernel launch");
+        length, pitch, buffer_bytes, staging_at, per_matrix, total);
+    check_launch(name);
   } else {
+    const bool dense = a.lda == short_side;
+    const int src_pitch = covering(short_side * E);
+    const int buffer_bytes =
+        (dense ? covering(length * short_side * E) : length * src_pitch) + slack;
     constexpr int width = skinny_elements<E>::store_width;
     int dst_pitch = ((length + 3) * E + slack + width - 1) / width * width;
     if (dst_pitch / width % 2 == 0) dst_pitch += width;  // an odd number of store widths
-    const bool dense = a.lda == short_side;              // the source slab is one run
-    const int staging_at =
-        round16((dense ? length * short_side * E : length * round16(short_side * E)) + slack);
+    const int staging_at = 2 * buffer_bytes;
     const int shared = staging_at + short_side * dst_pitch + slack;
-    const auto kernel = skinny_tall_any_size_kernel<E>;
-    allow_dynamic_shared(kernel, shared, "skinny_tall_any_size_kernel launch");
-    kernel<<<grid_for(total), skinny_any_size_threads, shared, stream>>>(
+    const auto kernel = skinny_tall_any_size_kernel<E, THREADS>;
+    constexpr const char* name = "skinny_tall_any_size_kernel launch";
+    allow_dynamic_shared(kernel, shared, name);
+    kernel<<<resident_grid(kernel, THREADS, shared, total, name), THREADS, shared, stream>>>(
         src, dst, a.rows, short_side, a.lda * E, a.ldb * E, a.src_stride * E, a.dst_stride * E,
-        length, dst_pitch, staging_at, per_matrix, total);
-    check_launch("skinny_tall_any_size_kernel launch");
+        length, src_pitch, dst_pitch, buffer_bytes, staging_at, per_matrix, total);
+    check_launch(name);
   }
 }
 

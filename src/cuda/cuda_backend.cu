@@ -14,7 +14,6 @@
 #include <string>
 
 #include "cuda/copy_transpose_launch.hpp"
-#include "cuda/copy_transpose_policy.hpp"
 #include "cuda/cuda_check.hpp"
 #include "xpose/error.hpp"
 
@@ -92,23 +91,34 @@ std::string kernel_text(const stage& s) {
   if (s.kind == stage_kind::copy_transpose &&
       (s.variant == route::automatic || s.variant == route::copy_tuned) &&
       copy_any_size_takes(s.super_bytes)) {
-    const std::string any_size =
-        "copy_any_size, each " + std::to_string(s.super_bytes) +
-        "-byte element as a run of bytes: rows shifted in registers and kept column by column "
-        "in shared memory, 16-byte accesses, whole 32-byte destination sectors";
-    if (skinny_any_size_chosen(at_best, s.super_bytes))
-      return "skinny_any_size slabs (fewer rows than copy_any_size's tile, or at most " +
-             std::to_string(skinny_any_size_tall_cols) + " columns): each " +
-             std::to_string(s.super_bytes) +
-             "-byte element as a run of bytes, 16-byte global accesses, elements moved four at a "
-             "time between two shared-memory slabs";
-    if (copy_any_size_chosen(at_best, s.super_bytes, w)) return any_size;
-    if (s.rows >= any_size_tile_rows(static_cast<int>(s.super_bytes)))  // words of 4+ bytes
-      return "super-element transpose, each " + std::to_string(s.super_bytes) +
-             "-byte element as " + std::to_string(k) + " words of " + word +
-             " in aligned 16-byte chunks with whole 32-byte destination sectors when the source "
-             "rows start on 16 bytes and the destination rows on 32 at execute, else " +
-             any_size;
+    const std::string bytes = std::to_string(s.super_bytes);
+    // The kernel for elements of `word_bytes` words, or "" for the super-element kernel.
+    const auto any_size_kernel = [&](const copy_args& a, int word_bytes) -> std::string {
+      if (skinny_any_size_chosen(a, s.super_bytes, word_bytes))
+        return "skinny_any_size slabs (at most " + std::to_string(skinny_any_size_max_side) +
+               " rows or " + std::to_string(skinny_any_size_tall_cols) + " columns): each " +
+               bytes +
+               "-byte element as a run of bytes, 16-byte global accesses, elements moved four "
+               "at a time between two shared-memory slabs";
+      if (copy_any_size_chosen(a, s.super_bytes, word_bytes))
+        return "copy_any_size, each " + bytes +
+               "-byte element as a run of bytes: rows shifted in registers and kept column by "
+               "column in shared memory, 16-byte accesses, whole 32-byte destination sectors";
+      return "";
+    };
+    const std::string at_best_kernel = any_size_kernel(at_best, w);
+    if (!at_best_kernel.empty()) return at_best_kernel;
+    if (super_elements_aligned(at_best, s.super_bytes, w)) {
+      copy_args unaligned = at_best;  // pointers off their words: single-byte words
+      unaligned.src = reinterpret_cast<const void*>(std::uintptr_t{1});
+      const std::string otherwise = any_size_kernel(unaligned, 1);
+      if (!otherwise.empty())
+        return "super-element transpose, each " + bytes + "-byte element as " + std::to_string(k) +
+               " words of " + word +
+               " in aligned 16-byte chunks with whole 32-byte destination sectors when the "
+               "source rows start on 16 bytes and the destination rows on 32 at execute, else " +
+               otherwise;
+    }
   }
   if (k != 1)
     return std::string(s.kind == stage_kind::square_swap ? "super-element tile swap"
@@ -183,7 +193,7 @@ void execute_copy(const plan_data& plan, const void* src, void* dst) {
     const std::int64_t k = static_cast<std::int64_t>(s.super_bytes) / w;
     const copy_args a = copy_args_of(s, src, dst);
     const bool tuned = s.variant == route::copy_tuned || s.variant == route::automatic;
-    if (tuned && skinny_any_size_chosen(a, s.super_bytes)) {
+    if (tuned && skinny_any_size_chosen(a, s.super_bytes, w)) {
       launch_copy_skinny_any_size(a, s.super_bytes, stream_of(plan));
     } else if (tuned && copy_any_size_chosen(a, s.super_bytes, w)) {
       launch_copy_any_size(a, s.super_bytes, stream_of(plan));
