@@ -7,7 +7,8 @@
 #   usage: scripts/device_check.sh [build-dir]     (default build-cuda; OUT defaults to ./device-out)
 #   TUNE=1 also times the candidate tile policies (scripts/device_tune_policies.cu); TUNE=odd
 #   times only its odd-shape and edge-shape part (copy_unaligned policies, the dispatch);
-#   TUNE=any copy_any_size's policies (elements of 3 to 15 bytes that are not powers of two).
+#   TUNE=any copy_any_size's policies (elements of 3 to 15 bytes that are not powers of two);
+#   TUNE=skinny skinny_any_size's slab sizes next to copy_any_size and the super-element kernel.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 BUILD=${1:-build-cuda}
@@ -54,6 +55,8 @@ if [[ -n ${TUNE:-} ]]; then
     timeout 200 "$BUILD/device_tune" --odd-only >"$OUT/device_tune.log" 2>&1
   elif [[ $TUNE == any ]]; then
     timeout 200 "$BUILD/device_tune" --any-size >"$OUT/device_tune.log" 2>&1
+  elif [[ $TUNE == skinny ]]; then
+    timeout 200 "$BUILD/device_tune" --skinny-any-size >"$OUT/device_tune.log" 2>&1
   else
     timeout 200 "$BUILD/device_tune" >"$OUT/device_tune.log" 2>&1
   fi

@@ -27,7 +27,6 @@
 #include "cuda/copy_transpose_any_size_kernel.cuh"
 #include "cuda/copy_transpose_policy.hpp"
 #include "cuda/copy_transpose_sectors_kernel.cuh"
-#include "cuda/copy_transpose_skinny_any_size_kernel.cuh"
 #include "cuda/copy_transpose_tuned_kernel.cuh"
 #include "cuda/copy_transpose_unaligned_kernel.cuh"
 
@@ -213,8 +212,7 @@ void any_size_sweeps() {
 
 /// One skinny shape of E-byte elements, checked against the super-element kernel in 1-byte
 /// words: the super-element kernel in the element's widest words, copy_any_size, the library's
-/// skinny_any_size, skinny_any_size with 512 threads and slabs of 16, 24 and 32 KiB, and with
-/// slabs of 16 and 32 KiB.
+/// skinny_any_size and skinny_any_size with slabs of 16 and 32 KiB.
 template <int E>
 void skinny_any_size_sweep(std::int64_t rows, std::int64_t cols) {
   const std::int64_t bytes = rows * cols * E;
@@ -229,12 +227,6 @@ void skinny_any_size_sweep(std::int64_t rows, std::int64_t cols) {
                   [&] { launch_copy_any_size(a, E, nullptr); });
   timed_candidate("skinny_any_size, the library's slabs", bytes, copy,
                   [&] { launch_copy_skinny_any_size(a, E, nullptr); });
-  for (const int slab : {16 << 10, 24 << 10, 32 << 10}) {
-    char name[64];
-    std::snprintf(name, sizeof name, "skinny_any_size slab %d KiB, 512 threads", slab >> 10);
-    timed_candidate(name, bytes, copy,
-                    [&] { launch_skinny_any_size_with<E, 512>(a, slab, nullptr); });
-  }
   for (const int slab : {16 << 10, 32 << 10}) {
     char name[64];
     std::snprintf(name, sizeof name, "skinny_any_size slab %d KiB", slab >> 10);

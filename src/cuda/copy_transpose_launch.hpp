@@ -56,11 +56,11 @@ void launch_copy_any_size(const copy_args& a, std::size_t elem_bytes, cudaStream
 /// copy_any_size takes, one slab of about `slab_bytes` of the long side per block (the default
 /// is the tuned size; tests and sweeps pass others); a is in elements of `elem_bytes`.
 /// skinny_any_size_chosen: the out-of-place dispatch runs it (elements of `word_bytes` words)
-/// for wide shapes of at most skinny_any_size_max_side rows and tall ones of at most
-/// skinny_any_size_tall_cols columns, unless the super-element kernel's aligned chunks apply
-/// (super_elements_aligned) and the short side has 32 elements or more.
+/// for wide shapes of at most skinny_any_size_max_side rows and tall ones of at most as many
+/// columns and skinny_any_size_tall_row_bytes bytes a row, unless the super-element kernel's
+/// aligned chunks apply (super_elements_aligned) and the short side has 32 elements or more.
 constexpr std::int64_t skinny_any_size_max_side = 64;
-constexpr std::int64_t skinny_any_size_tall_cols = 32;
+constexpr std::int64_t skinny_any_size_tall_row_bytes = 384;
 constexpr int skinny_any_size_slab_bytes = 24 * 1024;
 bool skinny_any_size_chosen(const copy_args& a, std::size_t elem_bytes, int word_bytes);
 /// Whether elements of several words of `word_bytes` (4 or more) sit in rows that start on 16

@@ -7,17 +7,21 @@
 
 namespace xpose::detail::cuda {
 
-// On the H100 (2026-11-23, scripts/device_tune_policies.cu --skinny-any-size, device run 6 of the
-// seventh session; docs/performance.md), against the other kernels on 3-, 5-, 6-, 7-, 12- and
-// 15-byte elements: wide shapes of 2 to 64 rows 0.72-0.92 x copy here, 0.04-0.83 on
+// On the H100 (2026-11-23, scripts/device_tune_policies.cu --skinny-any-size, device runs 7-8 of
+// the seventh session; docs/performance.md), against the other kernels on 3-, 5-, 6-, 7-, 12- and
+// 15-byte elements: wide shapes of 2 to 64 rows 0.76-0.95 x copy here, 0.04-0.84 on
 // copy_any_size and the super-element kernel (12-byte rows on 16 / 32 bytes from 32 rows up:
-// 0.91-0.94 there); tall shapes of 2 to 32 columns 0.77-0.87 against 0.06-0.87, while at 64
-// columns copy_any_size is ahead (0.72-0.88 against 0.61-0.85).
+// 0.91-0.94 there); tall shapes of 2 to 32 columns 0.80-0.90 against 0.06-0.87, and of 64
+// columns 0.80-0.85 against 0.72-0.83 for 3 to 6 bytes, while copy_any_size is ahead for wider
+// rows (7 bytes x 64: 0.82 against 0.77; 15 bytes x 32: 0.87 against 0.84).
 bool skinny_any_size_chosen(const copy_args& a, std::size_t elem_bytes, int word_bytes) {
   if (!copy_any_size_takes(elem_bytes)) return false;
   const bool wide = a.rows <= a.cols;
   const std::int64_t short_side = wide ? a.rows : a.cols;
-  if (short_side > (wide ? skinny_any_size_max_side : skinny_any_size_tall_cols)) return false;
+  if (short_side > skinny_any_size_max_side ||
+      (!wide &&
+       short_side * static_cast<std::int64_t>(elem_bytes) > skinny_any_size_tall_row_bytes))
+    return false;
   return short_side < 32 || !super_elements_aligned(a, elem_bytes, word_bytes);
 }
 

@@ -31,6 +31,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 #include "cuda/copy_transpose_any_size_kernel.cuh"
 #include "cuda/copy_transpose_launch.hpp"
@@ -220,24 +221,42 @@ __global__ void __launch_bounds__(THREADS)
   const auto move = [&](std::int64_t t, const unsigned char* slab) {
     const slab_place p(t, slabs_per_matrix, slab_cols, cols);
     const int* row_first_byte = reinterpret_cast<const int*>(slab);
-    // 2. Destination elements m = c * rows + r, four at a time, to staging byte m * E.
+    // 2. Destination elements m = c * rows + r, four at a time, to staging byte m * E. With a
+    // multiple of 4 rows the four lie in one column, with 1 or 2 rows their rows are known
+    // (and the rows' first bytes held in registers); other row counts step row by row.
     const int count = p.valid * rows;
-    split_index cr(4 * threadIdx.x, 4 * threads, rows);  // (c, r) of a thread's first element
-    for (int m = 4 * threadIdx.x; m < count; m += 4 * threads, cr.advance()) {
-      unsigned four[4][elements::words + 1];
-      int c = cr.major, r = cr.minor;
+    const auto groups = [&](auto rows_kind) {
+      constexpr int kind = decltype(rows_kind)::value;  // 1, 2, 4 (multiple of 4) or 0 (other)
+      int first_byte[2] = {row_first_byte[0], kind == 2 ? row_first_byte[1] : 0};
+      split_index cr(4 * threadIdx.x, 4 * threads, rows);  // (c, r) of a thread's first element
+      for (int m = 4 * threadIdx.x; m < count; m += 4 * threads, cr.advance()) {
+        unsigned four[4][elements::words + 1];
+        int c = cr.major, r = cr.minor;
 #pragma unroll
-      for (int u = 0; u < 4; ++u) {
-        if (m + u < count) {
-          elements::read(slab, row_first_byte[r] + c * E, four[u]);
-        } else {
+        for (int u = 0; u < 4; ++u) {
+          if (kind == 4 || m + u < count) {
+            const int at = kind == 1   ? first_byte[0] + (c + u) * E
+                           : kind == 2 ? first_byte[u % 2] + (c + u / 2) * E
+                           : kind == 4 ? row_first_byte[r + u] + c * E
+                                       : row_first_byte[r] + c * E;
+            elements::read(slab, at, four[u]);
+          } else {
 #pragma unroll
-          for (int i = 0; i <= elements::words; ++i) four[u][i] = 0;
+            for (int i = 0; i <= elements::words; ++i) four[u][i] = 0;
+          }
+          if (kind == 0 && ++r == rows) r = 0, ++c;
         }
-        if (++r == rows) r = 0, ++c;
+        elements::store_four(four, staging + m * E);
       }
-      elements::store_four(four, staging + m * E);
-    }
+    };
+    if (rows == 1)
+      groups(std::integral_constant<int, 1>{});
+    else if (rows == 2)
+      groups(std::integral_constant<int, 2>{});
+    else if (rows % 4 == 0)
+      groups(std::integral_constant<int, 4>{});
+    else
+      groups(std::integral_constant<int, 0>{});
     __syncthreads();
     // 3. The destination: one run when its rows are dense, else a run per row.
     unsigned char* d = dst + p.matrix * dst_stride + p.first * ldb;

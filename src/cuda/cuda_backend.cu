@@ -96,8 +96,8 @@ std::string kernel_text(const stage& s) {
     const auto any_size_kernel = [&](const copy_args& a, int word_bytes) -> std::string {
       if (skinny_any_size_chosen(a, s.super_bytes, word_bytes))
         return "skinny_any_size slabs (at most " + std::to_string(skinny_any_size_max_side) +
-               " rows or " + std::to_string(skinny_any_size_tall_cols) + " columns): each " +
-               bytes +
+               " rows, or columns in rows of at most " +
+               std::to_string(skinny_any_size_tall_row_bytes) + " bytes): each " + bytes +
                "-byte element as a run of bytes, 16-byte global accesses, elements moved four "
                "at a time between two shared-memory slabs";
       if (copy_any_size_chosen(a, s.super_bytes, word_bytes))

@@ -232,8 +232,8 @@ TEST(Plans, DescribeNamesTheGpuKernel) {
   EXPECT_NE(aligned_twelve.find("3 words of 4 bytes in aligned 16-byte chunks"), std::string::npos)
       << aligned_twelve;
   EXPECT_NE(aligned_twelve.find("else copy_any_size"), std::string::npos) << aligned_twelve;
-  // At most 64 rows or 32 columns: skinny_any_size; more columns but fewer rows than
-  // copy_any_size's tile: the super-element kernel.
+  // At most 64 rows, or at most 64 columns in rows of at most 384 bytes: skinny_any_size; wider
+  // rows but fewer rows than copy_any_size's tile: the super-element kernel.
   for (const auto& [rows, cols] :
        {std::pair<std::int64_t, std::int64_t>{16, 100000}, {63, 100000}, {100000, 16}, {2, 3}}) {
     const std::string line = kernel_line(xpose::plan_copy(dense(rows, cols, 3), 0, 0, gpu));
@@ -241,13 +241,17 @@ TEST(Plans, DescribeNamesTheGpuKernel) {
   }
   const std::string wide_twelve = kernel_line(xpose::plan_copy(dense(31, 100000, 12), 0, 0, gpu));
   EXPECT_NE(wide_twelve.find("skinny_any_size slabs"), std::string::npos) << wide_twelve;
-  EXPECT_NE(kernel_line(xpose::plan_copy(dense(100000, 33, 3), 0, 0, gpu)).find("copy_any_size"),
+  EXPECT_NE(kernel_line(xpose::plan_copy(dense(100000, 64, 6), 0, 0, gpu)).find("skinny_any_size"),
+            std::string::npos);
+  EXPECT_NE(kernel_line(xpose::plan_copy(dense(100000, 65, 3), 0, 0, gpu)).find("copy_any_size"),
+            std::string::npos);
+  EXPECT_NE(kernel_line(xpose::plan_copy(dense(100000, 64, 7), 0, 0, gpu)).find("copy_any_size"),
             std::string::npos);
   const std::string wide_aligned = kernel_line(xpose::plan_copy(dense(32, 100000, 12), 0, 0, gpu));
   EXPECT_NE(wide_aligned.find("aligned 16-byte chunks"), std::string::npos) << wide_aligned;
   EXPECT_NE(wide_aligned.find("else skinny_any_size"), std::string::npos) << wide_aligned;
-  const std::string small_three = kernel_line(xpose::plan_copy(dense(60, 40, 3), 0, 0, gpu));
-  EXPECT_NE(small_three.find("3 words of 1 byte"), std::string::npos) << small_three;
+  const std::string small_fifteen = kernel_line(xpose::plan_copy(dense(31, 30, 15), 0, 0, gpu));
+  EXPECT_NE(small_fifteen.find("15 words of 1 byte"), std::string::npos) << small_fifteen;
   // In place, a 12-byte element is three 4-byte words.
   const std::string twelve = kernel_line(xpose::plan_inplace(dense(300, 300, 12), gpu));
   EXPECT_NE(twelve.find("12-byte element as 3 words of 4 bytes"), std::string::npos) << twelve;

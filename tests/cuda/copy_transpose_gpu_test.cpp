@@ -184,9 +184,9 @@ TEST(GpuCopyTranspose, SuperElementsOn16ByteRowsSmallSanitizerShapes) {
   }
 }
 
-// skinny_any_size takes wide shapes of at most 64 rows and tall ones of at most 32 columns,
-// copy_any_size other shapes with at least its tile's rows (64 for 3-6 bytes, 32 above): both
-// sides of each boundary, with and without padded rows.
+// skinny_any_size takes wide shapes of at most 64 rows and tall ones of at most 64 columns in
+// rows of at most 384 bytes, copy_any_size other shapes with at least its tile's rows (64 for
+// 3-6 bytes, 32 above): both sides of each boundary, with and without padded rows.
 TEST(GpuCopyTranspose, AnySizeDispatchBoundaries) {
   XPOSE_REQUIRE_GPU();
   for (std::size_t e : {3, 5, 6, 7, 9, 12, 15}) {
@@ -195,7 +195,7 @@ TEST(GpuCopyTranspose, AnySizeDispatchBoundaries) {
         check_copy({rows, cols, e}, route::automatic, 71 + e + rows);
         check_copy({rows, cols, e, cols + 3, rows + 1}, route::automatic, 72 + e + rows);
       }
-    for (std::int64_t cols : {31, 32, 33}) {
+    for (std::int64_t cols : {25, 26, 31, 32, 33, 54, 55, 63, 64, 65}) {
       check_copy({3001, cols, e}, route::automatic, 73 + e + cols);
       check_copy({3001, cols, e, cols + 1, 3003}, route::automatic, 74 + e + cols);
     }

@@ -85,13 +85,25 @@ std::vector<bench_case> default_cuda_cases() {
          {32, 4000000, elem},
          {4000000, 32, elem}});
   // The narrowest skinny shapes, and element sizes that are not powers of two: copy_any_size
-  // (3 to 15 bytes) on odd shapes and tall skinny ones, the super-element kernel on aligned
-  // 12-byte rows and wide skinny shapes.
+  // (3 to 15 bytes) on odd and square shapes and tall ones of wide rows, skinny_any_size on
+  // skinny shapes (2 to 64 rows or columns), the super-element kernel on aligned 12-byte rows.
   for (const std::size_t elem : {1, 2})
     add(cases, "cuda out-of-place copy_tuned", cuda, false, route::copy_tuned,
         {{3, 24000000, elem}, {24000000, 3, elem}});
   add(cases, "cuda out-of-place copy_tuned", cuda, false, route::copy_tuned,
-      {{8192, 8192, 12}, {4095, 4097, 12}, {8192, 8192, 3}, {32, 4000000, 3}, {4000000, 32, 3}});
+      {{8192, 8192, 12},
+       {4095, 4097, 12},
+       {8192, 8192, 3},
+       {2, 16000000, 3},
+       {16000000, 2, 3},
+       {32, 4000000, 3},
+       {4000000, 32, 3}});
+  for (const std::size_t elem : {5, 12})
+    add(cases, "cuda out-of-place copy_tuned", cuda, false, route::copy_tuned,
+        {{8, 4000000, elem}, {4000000, 8, elem}});
+  for (const std::size_t elem : {3, 7, 15})
+    add(cases, "cuda out-of-place copy_tuned", cuda, false, route::copy_tuned,
+        {{64, 1000000, elem}, {1000000, 64, elem}});
   for (const std::size_t elem : {3, 5, 6, 7, 9, 10, 11, 12, 13, 14, 15})
     add(cases, "cuda out-of-place copy_tuned", cuda, false, route::copy_tuned,
         {{6001, 7001, elem}});
