@@ -184,12 +184,12 @@ void any_size_candidate(std::int64_t rows, std::int64_t cols, float copy, tile_p
 template <int E, int R, int W, int M>
 using any_size_policy = tile_policy<R, W, any_size_one_step_threads(E, R, W), M>;
 
-/// One shape of E-byte elements: the super-element kernel in 1-byte words into buf_c, then the
-/// super-element kernel in the words of the element's widest power of two, copy_any_size with
-/// the library's policy for E (whatever copy_any_size_chosen would pick) and with candidate
-/// policies, each checked against it.
+/// The start of a shape of E-byte elements for the sweeps below: the copy's milliseconds, the
+/// super-element kernel in 1-byte words into buf_c (the reference), then the super-element
+/// kernel in the words of the element's widest power of two and copy_any_size with the library's
+/// policy for E, each checked against it. Returns the copy's milliseconds.
 template <int E>
-void any_size_sweep(std::int64_t rows, std::int64_t cols) {
+float time_any_size_kernels(std::int64_t rows, std::int64_t cols) {
   const std::int64_t bytes = rows * cols * E;
   const float copy = time_copy_and_announce(E, rows, cols);
   cudaMemset(buf_c, 0x5A, bytes);
@@ -200,6 +200,14 @@ void any_size_sweep(std::int64_t rows, std::int64_t cols) {
                   [&] { launch_copy_super_elements(a, word, E / word, nullptr); });
   timed_candidate("copy_any_size, the library's policy", bytes, copy,
                   [&] { launch_copy_any_size(a, E, nullptr); });
+  return copy;
+}
+
+/// One shape of E-byte elements: time_any_size_kernels, then copy_any_size with candidate
+/// policies.
+template <int E>
+void any_size_sweep(std::int64_t rows, std::int64_t cols) {
+  const float copy = time_any_size_kernels<E>(rows, cols);
   any_size_candidate<E>(rows, cols, copy, any_size_policy<E, 64, 128, 6>{});
   any_size_candidate<E>(rows, cols, copy, any_size_policy<E, 32, 256, 6>{});
 }
@@ -210,21 +218,13 @@ void any_size_sweeps() {
     (any_size_sweep<E>(r, c), ...);
 }
 
-/// One skinny shape of E-byte elements, checked against the super-element kernel in 1-byte
-/// words: the super-element kernel in the element's widest words, copy_any_size, the library's
+/// One skinny shape of E-byte elements: time_any_size_kernels, then the library's
 /// skinny_any_size and skinny_any_size with slabs of 16 and 32 KiB.
 template <int E>
 void skinny_any_size_sweep(std::int64_t rows, std::int64_t cols) {
+  const float copy = time_any_size_kernels<E>(rows, cols);
   const std::int64_t bytes = rows * cols * E;
-  const float copy = time_copy_and_announce(E, rows, cols);
-  cudaMemset(buf_c, 0x5A, bytes);
-  launch_copy_super_elements(dense(rows, cols, buf_c), 1, E, nullptr);
   const copy_args a = dense(rows, cols, buf_b);
-  constexpr int word = E & -E;
-  timed_candidate("super elements (words of the element)", bytes, copy,
-                  [&] { launch_copy_super_elements(a, word, E / word, nullptr); });
-  timed_candidate("copy_any_size, the library's policy", bytes, copy,
-                  [&] { launch_copy_any_size(a, E, nullptr); });
   timed_candidate("skinny_any_size, the library's slabs", bytes, copy,
                   [&] { launch_copy_skinny_any_size(a, E, nullptr); });
   for (const int slab : {16 << 10, 32 << 10}) {

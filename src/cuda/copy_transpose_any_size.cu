@@ -32,34 +32,10 @@ bool copy_any_size_chosen(const copy_args& a, std::size_t elem_bytes, int word_b
 }
 
 void launch_copy_any_size(const copy_args& a, std::size_t elem_bytes, cudaStream_t stream) {
-  switch (elem_bytes) {
-    case 3:
-      return launch_any_size_with<3, copy_any_size_policy<3>>(a, stream);
-    case 5:
-      return launch_any_size_with<5, copy_any_size_policy<5>>(a, stream);
-    case 6:
-      return launch_any_size_with<6, copy_any_size_policy<6>>(a, stream);
-    case 7:
-      return launch_any_size_with<7, copy_any_size_policy<7>>(a, stream);
-    case 9:
-      return launch_any_size_with<9, copy_any_size_policy<9>>(a, stream);
-    case 10:
-      return launch_any_size_with<10, copy_any_size_policy<10>>(a, stream);
-    case 11:
-      return launch_any_size_with<11, copy_any_size_policy<11>>(a, stream);
-    case 12:
-      return launch_any_size_with<12, copy_any_size_policy<12>>(a, stream);
-    case 13:
-      return launch_any_size_with<13, copy_any_size_policy<13>>(a, stream);
-    case 14:
-      return launch_any_size_with<14, copy_any_size_policy<14>>(a, stream);
-    case 15:
-      return launch_any_size_with<15, copy_any_size_policy<15>>(a, stream);
-    default:
-      throw error(status::internal_error, "copy_any_size: element size " +
-                                              std::to_string(elem_bytes) +
-                                              " is not 3 to 15 bytes and not a power of two");
-  }
+  with_any_size(elem_bytes, "copy_any_size", [&](auto e) {
+    constexpr int E = decltype(e)::value;
+    launch_any_size_with<E, copy_any_size_policy<E>>(a, stream);
+  });
 }
 
 }  // namespace xpose::detail::cuda

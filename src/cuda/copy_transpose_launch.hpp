@@ -7,7 +7,10 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
+#include <type_traits>
 
+#include "xpose/error.hpp"
 #include "xpose/route.hpp"
 
 namespace xpose::detail::cuda {
@@ -52,6 +55,39 @@ bool copy_any_size_takes(std::size_t elem_bytes);
 /// of `word_bytes`) rather than the super-element kernel.
 bool copy_any_size_chosen(const copy_args& a, std::size_t elem_bytes, int word_bytes);
 void launch_copy_any_size(const copy_args& a, std::size_t elem_bytes, cudaStream_t stream);
+/// f(std::integral_constant<int, E>{}) for elem_bytes = E, one of the sizes copy_any_size_takes;
+/// an internal error naming `kernel` for any other size.
+template <class F>
+void with_any_size(std::size_t elem_bytes, const char* kernel, F&& f) {
+  switch (elem_bytes) {
+    case 3:
+      return f(std::integral_constant<int, 3>{});
+    case 5:
+      return f(std::integral_constant<int, 5>{});
+    case 6:
+      return f(std::integral_constant<int, 6>{});
+    case 7:
+      return f(std::integral_constant<int, 7>{});
+    case 9:
+      return f(std::integral_constant<int, 9>{});
+    case 10:
+      return f(std::integral_constant<int, 10>{});
+    case 11:
+      return f(std::integral_constant<int, 11>{});
+    case 12:
+      return f(std::integral_constant<int, 12>{});
+    case 13:
+      return f(std::integral_constant<int, 13>{});
+    case 14:
+      return f(std::integral_constant<int, 14>{});
+    case 15:
+      return f(std::integral_constant<int, 15>{});
+    default:
+      throw error(status::internal_error, std::string(kernel) + ": element size " +
+                                              std::to_string(elem_bytes) +
+                                              " is not 3 to 15 bytes and not a power of two");
+  }
+}
 /// skinny_any_size: skinny matrices (a side of at most skinny_any_size_max_side) of elements
 /// copy_any_size takes, one slab of about `slab_bytes` of the long side per block (the default
 /// is the tuned size; tests and sweeps pass others); a is in elements of `elem_bytes`.

@@ -27,37 +27,13 @@ bool skinny_any_size_chosen(const copy_args& a, std::size_t elem_bytes, int word
 
 void launch_copy_skinny_any_size(const copy_args& a, std::size_t elem_bytes, cudaStream_t stream,
                                  int slab) {
-  if (!copy_any_size_takes(elem_bytes) ||
-      (a.rows > skinny_any_size_max_side && a.cols > skinny_any_size_max_side))
+  if (a.rows > skinny_any_size_max_side && a.cols > skinny_any_size_max_side)
     throw error(status::internal_error, "skinny_any_size: " + std::to_string(a.rows) + " x " +
-                                            std::to_string(a.cols) + " of " +
-                                            std::to_string(elem_bytes) +
-                                            "-byte elements is not skinny or not of 3 to 15 bytes");
+                                            std::to_string(a.cols) + " has no side of at most " +
+                                            std::to_string(skinny_any_size_max_side));
   if (slab < 1) throw error(status::internal_error, "skinny_any_size: slab of no bytes");
-  switch (elem_bytes) {
-    case 3:
-      return launch_skinny_any_size_with<3>(a, slab, stream);
-    case 5:
-      return launch_skinny_any_size_with<5>(a, slab, stream);
-    case 6:
-      return launch_skinny_any_size_with<6>(a, slab, stream);
-    case 7:
-      return launch_skinny_any_size_with<7>(a, slab, stream);
-    case 9:
-      return launch_skinny_any_size_with<9>(a, slab, stream);
-    case 10:
-      return launch_skinny_any_size_with<10>(a, slab, stream);
-    case 11:
-      return launch_skinny_any_size_with<11>(a, slab, stream);
-    case 12:
-      return launch_skinny_any_size_with<12>(a, slab, stream);
-    case 13:
-      return launch_skinny_any_size_with<13>(a, slab, stream);
-    case 14:
-      return launch_skinny_any_size_with<14>(a, slab, stream);
-    default:
-      return launch_skinny_any_size_with<15>(a, slab, stream);
-  }
+  with_any_size(elem_bytes, "skinny_any_size",
+                [&](auto e) { launch_skinny_any_size_with<decltype(e)::value>(a, slab, stream); });
 }
 
 }  // namespace xpose::detail::cuda

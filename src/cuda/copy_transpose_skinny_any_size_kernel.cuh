@@ -8,14 +8,16 @@
 // word.
 //
 // A block moves slabs: all S rows (or columns) of the short side times a stretch L of the long
-// side, about slab_bytes of data, in three steps through shared memory:
+// side (a multiple of 16 elements), about slab_bytes of data, in three steps through shared
+// memory:
 //   1. the aligned 16-byte chunks that cover the source rows (wide) or the source run (tall: one
 //      run of L * S * E bytes when lda == S, else a run per row) are copied to shared memory as
 //      they are with cp.async (the source slab), the next slab's while this one is moved;
 //   2. a thread takes four consecutive destination elements, reads each from the source slab at
-//      its byte offset (row start, plus the row's misalignment, plus the column's bytes; word
-//      reads funnel-shifted), packs the four into E words at compile-time byte offsets (as
-//      copy_any_size packs four rows) and stores them (the destination slab);
+//      its byte offset (where its row's first byte lies, from a table a wide slab keeps before
+//      its rows, plus the column's bytes; word reads funnel-shifted), packs the four into E words
+//      at compile-time byte offsets (as copy_any_size packs four rows) and stores them (the
+//      destination slab);
 //   3. the destination rows (tall), or the destination run (wide: one run of L * S * E bytes
 //      when ldb == S, else a run per row), are written as the aligned 16-byte chunks that cover
 //      them, each read from the destination slab at any byte offset; only chunks cut by a run's
@@ -40,7 +42,7 @@
 
 namespace xpose::detail::cuda {
 
-/// Threads per block (the tuned count; sweeps instantiate others).
+/// Threads per block (512 measured no faster, run 6 of the seventh session).
 constexpr int skinny_any_size_threads = 256;
 /// Bytes before a wide source slab's rows: the table of the rows' first bytes.
 constexpr int wide_row_table = 4 * static_cast<int>(skinny_any_size_max_side);
@@ -133,12 +135,11 @@ struct split_index {
 
 /// Step 3: `runs` destination runs of `run_bytes` bytes, run i at dst + i * ld (any alignment),
 /// from byte i * from_pitch of `from`, as the aligned 16-byte chunks that cover each run.
-template <int THREADS>
 __device__ __forceinline__ void write_runs(const unsigned char* from, int from_pitch,
                                            unsigned char* dst, std::int64_t ld, int runs,
                                            int run_bytes) {
   const int chunks = (run_bytes + 15) / 16 + 1;  // covering a run, at most
-  split_index at(threadIdx.x, THREADS, chunks);
+  split_index at(threadIdx.x, skinny_any_size_threads, chunks);
   for (; at.major < runs; at.advance()) {
     const int run = at.major;
     unsigned char* start = dst + run * ld;
@@ -190,8 +191,8 @@ __device__ __forceinline__ void pipeline_slabs(std::int64_t total_slabs, unsigne
 /// first bytes lie (wide_row_table bytes) and row r's covering chunks from byte wide_row_table +
 /// r * pitch + 16 * (r / 4), then from byte staging_at the destination slab (one run). Sizes in
 /// elements, strides in bytes.
-template <int E, int THREADS>
-__global__ void __launch_bounds__(THREADS)
+template <int E>
+__global__ void __launch_bounds__(skinny_any_size_threads)
     skinny_wide_any_size_kernel(const unsigned char* __restrict__ src,
                                 unsigned char* __restrict__ dst, int rows, std::int64_t cols,
                                 std::int64_t lda, std::int64_t ldb, std::int64_t src_stride,
@@ -199,7 +200,7 @@ __global__ void __launch_bounds__(THREADS)
                                 int staging_at, std::int64_t slabs_per_matrix,
                                 std::int64_t total_slabs) {
   using elements = skinny_elements<E>;
-  constexpr int threads = THREADS;
+  constexpr int threads = skinny_any_size_threads;
   extern __shared__ __align__(16) unsigned char shared[];
   unsigned char* staging = shared + staging_at;
   const auto row_start = [&](int r) { return wide_row_table + r * pitch + 16 * (r / 4); };
@@ -262,9 +263,9 @@ __global__ void __launch_bounds__(THREADS)
     unsigned char* d = dst + p.matrix * dst_stride + p.first * ldb;
     const int row_out = rows * E;
     if (ldb == row_out)
-      write_runs<THREADS>(staging, 0, d, 0, 1, count * E);
+      write_runs(staging, 0, d, 0, 1, count * E);
     else
-      write_runs<THREADS>(staging, row_out, d, ldb, p.valid, row_out);
+      write_runs(staging, row_out, d, ldb, p.valid, row_out);
   };
   pipeline_slabs(total_slabs, shared, buffer_bytes, fetch, move);
 }
@@ -273,8 +274,8 @@ __global__ void __launch_bounds__(THREADS)
 /// two source slabs of `buffer_bytes` (the run's covering chunks when the source rows are dense,
 /// else row r's from byte r * src_pitch), then from byte staging_at the destination slab's
 /// `cols` rows `dst_pitch` bytes apart. Sizes in elements, strides in bytes.
-template <int E, int THREADS>
-__global__ void __launch_bounds__(THREADS)
+template <int E>
+__global__ void __launch_bounds__(skinny_any_size_threads)
     skinny_tall_any_size_kernel(const unsigned char* __restrict__ src,
                                 unsigned char* __restrict__ dst, std::int64_t rows, int cols,
                                 std::int64_t lda, std::int64_t ldb, std::int64_t src_stride,
@@ -282,7 +283,7 @@ __global__ void __launch_bounds__(THREADS)
                                 int dst_pitch, int buffer_bytes, int staging_at,
                                 std::int64_t slabs_per_matrix, std::int64_t total_slabs) {
   using elements = skinny_elements<E>;
-  constexpr int threads = THREADS;
+  constexpr int threads = skinny_any_size_threads;
   extern __shared__ __align__(16) unsigned char shared[];
   unsigned char* staging = shared + staging_at;
   const int row_bytes = cols * E;
@@ -335,28 +336,29 @@ __global__ void __launch_bounds__(THREADS)
     }
     __syncthreads();
     // 3. Destination row c's segment from staging row c.
-    write_runs<THREADS>(staging, dst_pitch, dst + p.matrix * dst_stride + p.first * E, ldb, cols,
-                        p.valid * E);
+    write_runs(staging, dst_pitch, dst + p.matrix * dst_stride + p.first * E, ldb, cols,
+               p.valid * E);
   };
   pipeline_slabs(total_slabs, shared, buffer_bytes, fetch, move);
 }
 
-/// Blocks of `kernel` (`threads` threads taking `shared` bytes of dynamic shared memory each) that
-/// fit on the device at once, at most `work_items`.
+/// Blocks of `kernel` (skinny_any_size_threads threads taking `shared` bytes of dynamic shared
+/// memory each) that fit on the device at once, at most `work_items`.
 template <class Kernel>
-unsigned resident_grid(Kernel kernel, int threads, int shared, std::int64_t work_items,
-                       const char* name) {
+unsigned resident_grid(Kernel kernel, int shared, std::int64_t work_items, const char* name) {
   int device = 0, sms = 0, per_sm = 0;
   check_cuda(cudaGetDevice(&device), name);
   check_cuda(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), name);
-  check_cuda(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, shared), name);
+  check_cuda(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, skinny_any_size_threads,
+                                                           shared),
+             name);
   const std::int64_t resident = static_cast<std::int64_t>(sms) * (per_sm > 0 ? per_sm : 1);
   return grid_for(work_items < resident ? work_items : resident);
 }
 
 /// Runs the wide or tall kernel for E-byte elements (`a` in elements) with slabs of about
-/// `slab_bytes` bytes, THREADS threads a block.
-template <int E, int THREADS = skinny_any_size_threads>
+/// `slab_bytes` bytes.
+template <int E>
 void launch_skinny_any_size_with(const copy_args& a, int slab_bytes, cudaStream_t stream) {
   const auto* src = static_cast<const unsigned char*>(a.src);
   auto* dst = static_cast<unsigned char*>(a.dst);
@@ -379,10 +381,10 @@ void launch_skinny_any_size_with(const copy_args& a, int slab_bytes, cudaStream_
     const int buffer_bytes = wide_row_table + short_side * pitch + 16 * (short_side / 4) + slack;
     const int staging_at = 2 * buffer_bytes;
     const int shared = staging_at + (length * short_side * E + 4 * E + slack + 15) / 16 * 16;
-    const auto kernel = skinny_wide_any_size_kernel<E, THREADS>;
+    const auto kernel = skinny_wide_any_size_kernel<E>;
     constexpr const char* name = "skinny_wide_any_size_kernel launch";
     allow_dynamic_shared(kernel, shared, name);
-    kernel<<<resident_grid(kernel, THREADS, shared, total, name), THREADS, shared, stream>>>(
+    kernel<<<resident_grid(kernel, shared, total, name), skinny_any_size_threads, shared, stream>>>(
         src, dst, short_side, a.cols, a.lda * E, a.ldb * E, a.src_stride * E, a.dst_stride * E,
         length, pitch, buffer_bytes, staging_at, per_matrix, total);
     check_launch(name);
@@ -396,10 +398,10 @@ void launch_skinny_any_size_with(const copy_args& a, int slab_bytes, cudaStream_
     if (dst_pitch / width % 2 == 0) dst_pitch += width;  // an odd number of store widths
     const int staging_at = 2 * buffer_bytes;
     const int shared = staging_at + short_side * dst_pitch + slack;
-    const auto kernel = skinny_tall_any_size_kernel<E, THREADS>;
+    const auto kernel = skinny_tall_any_size_kernel<E>;
     constexpr const char* name = "skinny_tall_any_size_kernel launch";
     allow_dynamic_shared(kernel, shared, name);
-    kernel<<<resident_grid(kernel, THREADS, shared, total, name), THREADS, shared, stream>>>(
+    kernel<<<resident_grid(kernel, shared, total, name), skinny_any_size_threads, shared, stream>>>(
         src, dst, a.rows, short_side, a.lda * E, a.ldb * E, a.src_stride * E, a.dst_stride * E,
         length, src_pitch, dst_pitch, buffer_bytes, staging_at, per_matrix, total);
     check_launch(name);
