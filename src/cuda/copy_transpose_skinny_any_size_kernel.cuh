@@ -145,10 +145,10 @@ __device__ __forceinline__ void write_runs(const unsigned char* from, int from_p
     unsigned char* start = dst + run * ld;
     const int p0 = 16 * at.minor - static_cast<int>(reinterpret_cast<std::uintptr_t>(start) & 15);
     if (p0 >= 0 && p0 + 16 <= run_bytes) {
-      const int at = run * from_pitch + p0;
-      __stcg(reinterpret_cast<uint4*>(start + p0), at % 16 == 0
-                                                       ? *reinterpret_cast<const uint4*>(from + at)
-                                                       : read_16_bytes_at(from, at));
+      const int offset = run * from_pitch + p0;
+      __stcg(reinterpret_cast<uint4*>(start + p0),
+             offset % 16 == 0 ? *reinterpret_cast<const uint4*>(from + offset)
+                              : read_16_bytes_at(from, offset));
     } else {  // cut by the run's first or last byte
       for (int p = p0 < 0 ? 0 : p0; p < p0 + 16 && p < run_bytes; ++p)
         start[p] = from[run * from_pitch + p];

@@ -2,9 +2,8 @@
 // runs them on the caller's stream. Element sizes become machine words: the widest of 16, 8,
 // 4, 2, 1 bytes that divides the element size and the data's alignment; elements of 3 to 15 bytes
 // that are not powers of two run skinny_any_size (skinny shapes) or copy_any_size out of place,
-// and other elements of several words
-// (12 bytes = three 4-byte words in place, 24 bytes = three 8-byte words) the super-element
-// kernels.
+// and other elements of several words (12 bytes = three 4-byte words in place, 24 bytes = three
+// 8-byte words) the super-element kernels.
 #include "cuda/cuda_backend.hpp"
 
 #include <cuda_runtime.h>
