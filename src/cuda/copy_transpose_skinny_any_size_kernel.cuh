@@ -365,14 +365,18 @@ void launch_skinny_any_size_with(const copy_args& a, int slab_bytes, cudaStream_
   const bool wide = a.rows <= a.cols;
   const int short_side = static_cast<int>(wide ? a.rows : a.cols);
   const std::int64_t long_side = wide ? a.cols : a.rows;
-  // A multiple of 16 long-side indices when several fit: the slabs of a destination run that
-  // starts on 16 bytes then start on 16 bytes too (one shared-memory read per chunk in step 3).
-  const std::int64_t fit = slab_bytes / (static_cast<std::int64_t>(short_side) * E);
+  const auto covering = [](int bytes) { return (15 + bytes + 15) / 16 * 16; };  // any alignment
+  // Source-slab bytes per long-side index: a tall slab of padded rows keeps each row's covering
+  // chunks. A multiple of 16 long-side indices when several fit: the slabs of a destination run
+  // that starts on 16 bytes then start on 16 bytes too (one shared-memory read per chunk in
+  // step 3).
+  const bool dense_source = wide || a.lda == short_side;
+  const int index_bytes = dense_source ? short_side * E : covering(short_side * E);
+  const std::int64_t fit = slab_bytes / index_bytes;
   const std::int64_t whole = fit >= 16 ? fit / 16 * 16 : fit < 1 ? 1 : fit;
   const int length = static_cast<int>(whole < long_side ? whole : long_side);
   const std::int64_t per_matrix = (long_side + length - 1) / length;
   const std::int64_t total = per_matrix * a.batch;
-  const auto covering = [](int bytes) { return (15 + bytes + 15) / 16 * 16; };  // any alignment
   // Room for word reads past a row or run (element reads, read_16_bytes_at) and for the last
   // group of four elements.
   constexpr int slack = 16;
@@ -389,10 +393,9 @@ void launch_skinny_any_size_with(const copy_args& a, int slab_bytes, cudaStream_
         length, pitch, buffer_bytes, staging_at, per_matrix, total);
     check_launch(name);
   } else {
-    const bool dense = a.lda == short_side;
     const int src_pitch = covering(short_side * E);
     const int buffer_bytes =
-        (dense ? covering(length * short_side * E) : length * src_pitch) + slack;
+        (dense_source ? covering(length * short_side * E) : length * src_pitch) + slack;
     constexpr int width = skinny_elements<E>::store_width;
     int dst_pitch = ((length + 3) * E + slack + width - 1) / width * width;
     if (dst_pitch / width % 2 == 0) dst_pitch += width;  // an odd number of store widths

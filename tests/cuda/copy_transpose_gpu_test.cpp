@@ -195,10 +195,12 @@ TEST(GpuCopyTranspose, AnySizeDispatchBoundaries) {
         check_copy({rows, cols, e}, route::automatic, 71 + e + rows);
         check_copy({rows, cols, e, cols + 3, rows + 1}, route::automatic, 72 + e + rows);
       }
-    for (std::int64_t cols : {25, 26, 31, 32, 33, 54, 55, 63, 64, 65}) {
+    for (std::int64_t cols : {2, 25, 26, 31, 32, 33, 54, 55, 63, 64, 65}) {
       check_copy({3001, cols, e}, route::automatic, 73 + e + cols);
       check_copy({3001, cols, e, cols + 1, 3003}, route::automatic, 74 + e + cols);
     }
+    // Padded narrow rows with slabs of the library's full size.
+    check_copy({100003, 2, e, 3, 100003}, route::automatic, 75 + e);
   }
 }
 

@@ -223,6 +223,21 @@ TEST(GpuCopySkinnyAnySize, MisalignedPointersPaddedRowsAndBatches) {
     }
 }
 
+// Padded source rows of a tall slab take their covering chunks in shared memory (32 bytes for
+// a 6-byte row): the slab must still fit.
+TEST(GpuCopySkinnyAnySize, PaddedNarrowRowsWithTheLibrarySlab) {
+  XPOSE_REQUIRE_GPU();
+  for (int e : any_size_element_sizes)
+    for (const std::int64_t side : {1, 2, 3, 8, 31}) {
+      unaligned_case tall{200003, side, e, side + 1, 200005, 1, 0, 0, 5, 3};
+      tall.skinny_slab_bytes = xpose::detail::cuda::skinny_any_size_slab_bytes;
+      check_unaligned(tall, 5000 + side + e);
+      unaligned_case wide{side, 200003, e, 200005, side + 1, 1, 0, 0, 3, 5};
+      wide.skinny_slab_bytes = xpose::detail::cuda::skinny_any_size_slab_bytes;
+      check_unaligned(wide, 6000 + side + e);
+    }
+}
+
 TEST(GpuCopySkinnyAnySize, RandomShapesWithTheLibrarySlab) {
   XPOSE_REQUIRE_GPU();
   std::mt19937_64 rng(777);
