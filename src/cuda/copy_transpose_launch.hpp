@@ -89,8 +89,9 @@ void with_any_size(std::size_t elem_bytes, const char* kernel, F&& f) {
   }
 }
 /// skinny_any_size: skinny matrices (a side of at most skinny_any_size_max_side) of elements
-/// copy_any_size takes, one slab of about `slab_bytes` of the long side per block (the default
-/// is the tuned size; tests and sweeps pass others); a is in elements of `elem_bytes`.
+/// copy_any_size takes, in slabs of about `slab_bytes` of the long side (the default is the tuned
+/// size; tests and sweeps pass others) that the blocks resident on the device loop over; a is in
+/// elements of `elem_bytes`.
 /// skinny_any_size_chosen: the out-of-place dispatch runs it (elements of `word_bytes` words)
 /// for wide shapes of at most skinny_any_size_max_side rows and tall ones of at most as many
 /// columns and skinny_any_size_tall_row_bytes bytes a row, unless the super-element kernel's

@@ -1,6 +1,6 @@
 // The skinny_any_size kernel templates (instantiated per element size by
-// copy_transpose_skinny_any_size.cu and, with candidate slab sizes, by
-// scripts/device_tune_policies.cu): out-of-place transposition of skinny matrices (one side
+// copy_transpose_skinny_any_size.cu; its launcher takes the slab size, which
+// scripts/device_tune_policies.cu sweeps): out-of-place transposition of skinny matrices (one side
 // short: the AoS <-> SoA case) of elements of E = 3 to 15 bytes that are not powers of two, rows
 // of any alignment. The slab scheme of copy_transpose_skinny.cu (DESIGN.md's skinny shapes,
 // seed slides 001's tiles stretched along the long side) moved as runs of bytes: a square tile
@@ -8,11 +8,12 @@
 // word.
 //
 // A block moves slabs: all S rows (or columns) of the short side times a stretch L of the long
-// side (a multiple of 16 elements), about slab_bytes of data, in three steps through shared
-// memory:
+// side (a multiple of 16 elements when 16 or more fit and the long side is longer), about
+// slab_bytes of data, in three steps through shared memory:
 //   1. the aligned 16-byte chunks that cover the source rows (wide) or the source run (tall: one
 //      run of L * S * E bytes when lda == S, else a run per row) are copied to shared memory as
-//      they are with cp.async (the source slab), the next slab's while this one is moved;
+//      they are with cp.async (the source slab), the next slab's while this one is moved
+//      (plain 16-byte loads and stores below sm_80, which has no cp.async);
 //   2. a thread takes four consecutive destination elements, reads each from the source slab at
 //      its byte offset (where its row's first byte lies, from a table a wide slab keeps before
 //      its rows, plus the column's bytes; word reads funnel-shifted), packs the four into E words
@@ -97,19 +98,27 @@ __device__ __forceinline__ void fetch_chunk(unsigned char* to, const unsigned ch
                                             const unsigned char* end) {
   const std::ptrdiff_t before_end = end - chunk;
   if (before_end >= 16) {
+#if __CUDA_ARCH__ >= 800
     const auto shared = static_cast<unsigned>(__cvta_generic_to_shared(to));
     asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(shared), "l"(chunk)
                  : "memory");
+#else
+    *reinterpret_cast<uint4*>(to) = __ldcg(reinterpret_cast<const uint4*>(chunk));
+#endif
   } else {
     for (int i = 0; i < before_end; ++i) to[i] = __ldcg(chunk + i);
   }
 }
 __device__ __forceinline__ void fetch_commit() {
+#if __CUDA_ARCH__ >= 800
   asm volatile("cp.async.commit_group;\n" ::: "memory");
+#endif
 }
 /// Waits for this thread's fetches but those of the last committed group.
 __device__ __forceinline__ void fetch_wait_all_but_last() {
+#if __CUDA_ARCH__ >= 800
   asm volatile("cp.async.wait_group 1;\n" ::: "memory");
+#endif
 }
 
 /// Byte offset of `p` in its aligned 16-byte chunk.
@@ -367,9 +376,10 @@ void launch_skinny_any_size_with(const copy_args& a, int slab_bytes, cudaStream_
   const std::int64_t long_side = wide ? a.cols : a.rows;
   const auto covering = [](int bytes) { return (15 + bytes + 15) / 16 * 16; };  // any alignment
   // Source-slab bytes per long-side index: a tall slab of padded rows keeps each row's covering
-  // chunks. A multiple of 16 long-side indices when several fit: the slabs of a destination run
-  // that starts on 16 bytes then start on 16 bytes too (one shared-memory read per chunk in
-  // step 3).
+  // chunks. A multiple of 16 long-side indices when 16 or more fit: the slabs of a wide slab's
+  // destination run that starts on 16 bytes then start on 16 bytes too (one shared-memory read
+  // per chunk in step 3; a tall slab's staging rows are an odd number of store widths apart and
+  // mostly take the five-word read).
   const bool dense_source = wide || a.lda == short_side;
   const int index_bytes = dense_source ? short_side * E : covering(short_side * E);
   const std::int64_t fit = slab_bytes / index_bytes;

@@ -3,6 +3,7 @@
 
 #include <cuda_runtime.h>
 
+#include <mutex>
 #include <string>
 
 #include "xpose/error.hpp"
@@ -15,7 +16,8 @@ inline void check_cuda(cudaError_t result, const char* what) {
 }
 
 /// Lets `kernel` take `bytes` of dynamic shared memory per block: above the default 48 KiB it
-/// opts in, or throws if the device allows less.
+/// opts in, or throws if the device allows less. The kernel's limit only ever rises (under a
+/// lock), so a launch on another host thread that needs less never lowers it under this one.
 template <class Kernel>
 void allow_dynamic_shared(Kernel kernel, int bytes, const char* launch_name) {
   if (bytes <= 48 * 1024) return;
@@ -28,8 +30,13 @@ void allow_dynamic_shared(Kernel kernel, int bytes, const char* launch_name) {
                 std::string(launch_name) + ": a block needs " + std::to_string(bytes) +
                     " bytes of shared memory, the device allows " + std::to_string(allowed) +
                     " (the policies are tuned for sm_90)");
-  check_cuda(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes),
-             launch_name);
+  static std::mutex raising;
+  const std::lock_guard<std::mutex> lock(raising);
+  cudaFuncAttributes now{};
+  check_cuda(cudaFuncGetAttributes(&now, kernel), launch_name);
+  if (now.maxDynamicSharedSizeBytes < bytes)
+    check_cuda(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes),
+               launch_name);
 }
 
 /// After a launch: reports a bad configuration without synchronizing the stream.

@@ -238,6 +238,21 @@ TEST(GpuCopySkinnyAnySize, PaddedNarrowRowsWithTheLibrarySlab) {
     }
 }
 
+TEST(GpuCopySkinnyAnySize, PaddedBatchesWithTheLibrarySlab) {
+  XPOSE_REQUIRE_GPU();
+  for (int e : any_size_element_sizes)
+    for (const std::int64_t side : {2, 7, 40}) {
+      unaligned_case wide{
+          side, 5003, e, 5009, side + 2, 3, side * 5009 + 11, 5003 * (side + 2) + 13, 7, 9};
+      wide.skinny_slab_bytes = xpose::detail::cuda::skinny_any_size_slab_bytes;
+      check_unaligned(wide, 7000 + side + e);
+      unaligned_case tall{5003, side, e, side + 3, 5007, 3, 5003 * (side + 3) + 5, side * 5007 + 3,
+                          9,    7};
+      tall.skinny_slab_bytes = xpose::detail::cuda::skinny_any_size_slab_bytes;
+      check_unaligned(tall, 8000 + side + e);
+    }
+}
+
 TEST(GpuCopySkinnyAnySize, RandomShapesWithTheLibrarySlab) {
   XPOSE_REQUIRE_GPU();
   std::mt19937_64 rng(777);
