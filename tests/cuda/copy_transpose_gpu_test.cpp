@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <memory>
 #include <random>
+#include <thread>
 #include <vector>
 
 #include "gpu_test_util.hpp"
@@ -211,6 +212,25 @@ TEST(GpuCopyTranspose, RunsOnTheCallersStream) {
   check_copy({1000, 3000, 4}, route::copy_tuned, 51, nullptr, nullptr, stream);
   check_copy({999, 3001, 2}, route::copy_multi_element, 52, nullptr, nullptr, stream);
   cudaStreamDestroy(stream);
+}
+
+TEST(GpuCopyTranspose, PlansOfDifferentSkinnyShapesFromSeveralThreads) {
+  XPOSE_REQUIRE_GPU();
+  // skinny_any_size sizes its shared memory by the shape and raises the kernel's limit at
+  // launch: plans of different shapes launched at once from several host threads, each on its
+  // own stream, must all come out right.
+  const copy_case cases[] = {{7, 100003, 3}, {100003, 9, 5}, {2, 300007, 15}, {40000, 3, 7}};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t)
+    threads.emplace_back([&cases, t] {
+      cudaStream_t stream = nullptr;
+      ASSERT_EQ(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), cudaSuccess);
+      for (int round = 0; round < 8; ++round)
+        check_copy(cases[(t + round) % 4], route::automatic, 90 + 8 * t + round, nullptr, nullptr,
+                   stream);
+      cudaStreamDestroy(stream);
+    });
+  for (std::thread& thread : threads) thread.join();
 }
 
 TEST(GpuCopyTranspose, RejectsCpuOnlyVariant) {
