@@ -80,9 +80,10 @@ __device__ __forceinline__ uint4 shuffle_down(uint4 v, int width) {
 
 /// The 16-byte chunk at `chunk` through L1, the L2 asked to fetch the whole 128-byte line on a
 /// miss (ld.global.ca.L2::128B). A misaligned row segment's covering chunks reach into the lines
-/// of the neighbouring tiles' segments; on the H100 the hint raised copy_unaligned on odd 1-byte
-/// shapes by 0.01-0.03 x copy and copy_any_size on 3- and 5-byte elements by 0.005-0.017, and
-/// left 2-, 4- and 8-byte elements within +-0.005 (2026-11-24, docs/performance.md).
+/// of the neighbouring tiles' segments; on the H100 the hint raised copy_unaligned on 1-byte
+/// 16383 x 16385 and 40009 x 7001 by 0.013-0.027 x copy (10007 x 7001 level) and copy_any_size
+/// on 3- and 5-byte elements by 0.005-0.017, and left 2-, 4- and 8-byte elements within +-0.008
+/// (2026-11-24, docs/performance.md).
 __device__ __forceinline__ uint4 load_chunk_whole_line(const uint4* chunk) {
   uint4 v;
   asm volatile("ld.global.ca.L2::128B.v4.u32 {%0, %1, %2, %3}, [%4];"
