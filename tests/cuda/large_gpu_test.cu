@@ -1,6 +1,7 @@
 // Matrices past 2^31 elements or 2^31 bytes on the GPU, through the public API, on each kernel
-// the dispatch can take (copy_tuned, copy_unaligned, the skinny slabs, copy_any_size,
-// skinny_any_size, square_tile_swap): byte k of the source holds a hash of k, and a kernel checks
+// the dispatch can take (copy_tuned, copy_unaligned for 1-, 2-, 4- and 8-byte elements,
+// copy_sectors, the skinny slabs, copy_any_size, skinny_any_size, the super-element kernel,
+// square_tile_swap): byte k of the source holds a hash of k, and a kernel checks
 // every byte of the result against the hash of its source index, so no host copy is needed (and
 // that it catches one changed byte).
 // A case is skipped (with a message) when the device has too little free memory for it.
@@ -8,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <cstdio>
 #include <string>
 
 #include "gpu_test_util.hpp"
@@ -137,10 +139,16 @@ TEST(GpuLarge, OutOfPlacePastTwoToThe31Elements) {
 
 TEST(GpuLarge, OutOfPlacePastTwoToThe31Bytes) {
   XPOSE_REQUIRE_GPU();
+  static_assert(std::int64_t{32771} * 32773 * 2 > two_to_the_31);
   static_assert(std::int64_t{23173} * 23175 * 4 > two_to_the_31);
+  static_assert(std::int64_t{16385} * 16387 * 8 > two_to_the_31);
+  static_assert(std::int64_t{11587} * 11589 * 16 > two_to_the_31);
   static_assert(std::int64_t{27000} * 27001 * 3 > two_to_the_31);
   static_assert(std::int64_t{4} * 200000000 * 3 > two_to_the_31);
-  check_large_copy(1, 23173, 23175, 4);   // copy_unaligned, 4-byte elements
+  check_large_copy(1, 32771, 32773, 2);  // copy_unaligned, 2-, 4- and 8-byte elements
+  check_large_copy(1, 23173, 23175, 4);
+  check_large_copy(1, 16385, 16387, 8);
+  check_large_copy(1, 11587, 11589, 16);  // copy_sectors
   check_large_copy(1, 27000, 27001, 3);   // copy_any_size
   check_large_copy(1, 4, 200000000, 3);   // skinny_any_size, wide
   check_large_copy(1, 200000000, 4, 3);   // skinny_any_size, tall
