@@ -205,6 +205,22 @@ TEST(GpuCopyTranspose, AnySizeDispatchBoundaries) {
   }
 }
 
+// copy_any_size loads no halo rows when every destination row starts on 32 bytes (row length,
+// matrix stride and pointer): such shapes with source rows off 16 bytes, cut by the last row and
+// column or not, batched, next to the same shapes with the destination 8 bytes off its sector
+// (the halo path). Small enough for compute-sanitizer (the name matches its filter).
+TEST(GpuCopyTranspose, AnySizeDestinationRowsOnSectorsSmallSanitizerShapes) {
+  XPOSE_REQUIRE_GPU();
+  for (std::size_t e : {3, 5, 6, 7, 9, 10, 11, 12, 13, 14, 15}) {
+    for (std::size_t dst_offset : {std::size_t{0}, std::size_t{8}}) {
+      check_copy({256, 301, e, 0, 0, 1, 0, 0, 0, dst_offset}, route::automatic, 81 + e);
+      check_copy({160, 77, e, 0, 0, 1, 0, 0, 0, dst_offset}, route::automatic, 82 + e);
+      check_copy({96, 131, e, 133, 128, 2, 96 * 133 + 5, 131 * 128, 0, dst_offset},
+                 route::automatic, 83 + e);
+    }
+  }
+}
+
 TEST(GpuCopyTranspose, RunsOnTheCallersStream) {
   XPOSE_REQUIRE_GPU();
   cudaStream_t stream = nullptr;
