@@ -81,17 +81,6 @@ __device__ __forceinline__ unsigned four_elements_word(const unsigned (&elements
   return __byte_perm(head, four_bytes_at(elements[i + 1], first), selector);
 }
 
-/// Whether every destination row of the batch starts on 32 bytes (row and matrix strides in
-/// bytes): then a tile owns exactly the sectors of its own rows and loads no halo. On the H100
-/// (2026-11-24) skipping the halo raised 3- and 6-byte elements on such shapes by 0.007-0.035 x
-/// copy and left 5- and 7-byte ones level (the same skip in copy_unaligned was level or up to
-/// 0.03 behind, and is not made there).
-__device__ __forceinline__ bool rows_on_sectors(const void* base, std::int64_t ld_bytes,
-                                                std::int64_t stride_bytes, std::int64_t batch) {
-  return reinterpret_cast<std::uintptr_t>(base) % 32 == 0 && ld_bytes % 32 == 0 &&
-         (batch == 1 || stride_bytes % 32 == 0);
-}
-
 template <int E, class Policy>
 struct any_size_tile {
   static constexpr int threads = Policy::threads;
@@ -251,8 +240,12 @@ __global__ void __launch_bounds__(Policy::threads, Policy::min_blocks)
           int valid_cols) {
         const unsigned char* matrix = src + b * src_stride * E;
         const unsigned char* matrix_end = matrix + ((rows - 1) * lda + cols) * E;
+        // Every destination row on 32 bytes: the tile owns exactly its own rows' sectors and
+        // loads no halo. On the H100 (2026-11-24) that raised 3-byte elements on such shapes by
+        // 0.009-0.046 x copy and 6-byte ones by 0-0.022 and left 5- and 7-byte ones level (the
+        // same skip in copy_unaligned was level or up to 0.03 behind, and is not made there).
         const int load_rows =
-            rows_on_sectors(dst, ldb * E, dst_stride * E, batch) ? tile_t::R : tile_t::smem_rows;
+            rows_aligned(dst, ldb, dst_stride, batch, E, 32) ? tile_t::R : tile_t::smem_rows;
         const int rows_here = static_cast<int>(rows_left < load_rows ? rows_left : load_rows);
         const unsigned char* from = matrix + (r0 * lda + c0) * E;
         unsigned char* to = dst + (b * dst_stride + c0 * ldb + r0) * E;

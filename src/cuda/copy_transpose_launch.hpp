@@ -24,9 +24,15 @@ struct copy_args {
   std::int64_t lda = 0, ldb = 0, src_stride = 0, dst_stride = 0;
 };
 
-/// Whether every row and matrix of a batch at `base` starts on a multiple of `alignment` bytes.
-bool rows_aligned(const void* base, std::int64_t ld, std::int64_t stride, std::int64_t batch,
-                  int elem_bytes, int alignment);
+/// Whether every row and matrix of a batch at `base` starts on a multiple of `alignment` bytes
+/// (ld and stride in elements of elem_bytes). Host and device: copy_any_size's kernel asks it of
+/// its destination.
+__host__ __device__ inline bool rows_aligned(const void* base, std::int64_t ld, std::int64_t stride,
+                                             std::int64_t batch, int elem_bytes, int alignment) {
+  return reinterpret_cast<std::uintptr_t>(base) % alignment == 0 &&
+         (ld * elem_bytes) % alignment == 0 &&
+         (batch == 1 || (stride * elem_bytes) % alignment == 0);
+}
 /// What launch_copy_tuned runs: the slab kernels (a side shorter than copy_tuned's tile),
 /// copy_tuned's tiles (source rows on 16 bytes, destination rows on 32), or for other rows
 /// copy_unaligned (1-, 2-, 4- and 8-byte words) or copy_sectors (16 bytes).

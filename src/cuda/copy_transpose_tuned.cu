@@ -13,12 +13,6 @@
 
 namespace xpose::detail::cuda {
 
-bool rows_aligned(const void* base, std::int64_t ld, std::int64_t stride, std::int64_t batch, int e,
-                  int alignment) {
-  return reinterpret_cast<std::uintptr_t>(base) % alignment == 0 && (ld * e) % alignment == 0 &&
-         (batch == 1 || (stride * e) % alignment == 0);
-}
-
 namespace {
 
 /// A side shorter than the policy's tile would leave most of each tile empty: such skinny
