@@ -9,6 +9,8 @@
 // ptxas doubled them, and aligned 8192 x 8192 fell from 0.94-0.96 to 0.74).
 #pragma once
 
+#include <cstdint>
+
 namespace xpose::detail::cuda {
 
 template <int TILE_ROWS, int TILE_BYTES, int THREADS, int MIN_BLOCKS = 1>
@@ -33,6 +35,30 @@ template <>
 struct copy_tuned_policy<8> : tile_policy<64, 256, 256, 4> {};
 template <>
 struct copy_tuned_policy<16> : tile_policy<32, 512, 256, 3> {};
+
+/// Matrices of at least copy_tuned_large_bytes (each, not the batch) take
+/// copy_tuned_large<E>::policy: for 1- and 2-byte elements tiles of 256 and 128 rows, which write
+/// 256-byte runs of each destination row instead of 128. On the H100 (2026-11-24, both alternated
+/// in one process, docs/performance.md), x copy: 1-byte 16384^2 0.935-0.949 against 0.918-0.931,
+/// 24576^2 0.931-0.937 against 0.906-0.910, 8192 x 32768 0.938-0.945 against 0.912-0.921; 2-byte
+/// 16384 x 8192 0.939-0.945 against 0.921-0.932, 8192^2 0.951-0.956 against 0.941-0.949. 1-byte
+/// at 128-144 MiB level (16384 x 8192, 12288^2), at 64 MiB level or behind (4096 x 16384
+/// 0.907-0.942 against 0.923-0.973), at 16 MiB behind (4096^2 0.79-0.88 against 0.81-1.03).
+/// For 4-byte elements 128 x 128-byte tiles (512-byte runs) were level; 64-byte tile rows are
+/// ruled out by the swizzle (shared_tile_transpose.cuh).
+constexpr std::int64_t copy_tuned_large_bytes = std::int64_t{1} << 27;
+template <int E>
+struct copy_tuned_large {
+  using policy = copy_tuned_policy<E>;
+};
+template <>
+struct copy_tuned_large<1> {
+  using policy = tile_policy<256, 128, 512, 2>;
+};
+template <>
+struct copy_tuned_large<2> {
+  using policy = tile_policy<128, 128, 256, 4>;
+};
 
 /// Square tile swap: square tiles (tile_rows == tile_bytes / E), two per block.
 template <int E>

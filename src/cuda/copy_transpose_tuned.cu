@@ -1,10 +1,12 @@
 // copy_tuned: out-of-place transposition tuned for Hopper (seed slides 001, "more work per
 // thread", with 16-byte loads and stores and a swizzled shared-memory tile; see
 // shared_tile_transpose.cuh and copy_transpose_tuned_kernel.cuh). The launcher picks the
-// policy of the element size (copy_transpose_policy.hpp) at run time. Assumes element-aligned
-// pointers. Skinny shapes (a side shorter than the tile) go to copy_transpose_skinny.cu, other
-// row alignments to copy_transpose_unaligned_kernel.cuh (see choose_copy_kernel).
+// policy of the element size and, for 1- and 2-byte elements, of the matrix size
+// (copy_transpose_policy.hpp) at run time. Assumes element-aligned pointers. Skinny shapes (a
+// side shorter than the tile) go to copy_transpose_skinny.cu, other row alignments to
+// copy_transpose_unaligned_kernel.cuh (see choose_copy_kernel).
 #include <cstdint>
+#include <type_traits>
 
 #include "cuda/copy_transpose_launch.hpp"
 #include "cuda/copy_transpose_policy.hpp"
@@ -33,6 +35,16 @@ copy_kernel choose_for(const copy_args& a) {
                        rows_aligned(a.dst, a.ldb, a.dst_stride, a.batch, E, 32);
   if (aligned) return copy_kernel::tuned;
   return E == 16 ? copy_kernel::sectors : copy_kernel::unaligned;
+}
+
+/// copy_tuned with the policy for the size of one matrix of the batch.
+template <int E>
+void launch_tuned_for_size(const copy_args& a, cudaStream_t stream) {
+  using large = typename copy_tuned_large<E>::policy;
+  if constexpr (!std::is_same_v<large, copy_tuned_policy<E>>)
+    if (a.rows * a.cols * E >= copy_tuned_large_bytes)
+      return launch_tuned_with<E, large>(a, stream);
+  launch_tuned_with<E, copy_tuned_policy<E>>(a, stream);
 }
 
 [[noreturn]] void bad_word(int word_bytes) {
@@ -72,15 +84,15 @@ void launch_copy_tuned(const copy_args& a, int word_bytes, cudaStream_t stream) 
   }
   switch (word_bytes) {
     case 1:
-      return launch_tuned_with<1, copy_tuned_policy<1>>(a, stream);
+      return launch_tuned_for_size<1>(a, stream);
     case 2:
-      return launch_tuned_with<2, copy_tuned_policy<2>>(a, stream);
+      return launch_tuned_for_size<2>(a, stream);
     case 4:
-      return launch_tuned_with<4, copy_tuned_policy<4>>(a, stream);
+      return launch_tuned_for_size<4>(a, stream);
     case 8:
-      return launch_tuned_with<8, copy_tuned_policy<8>>(a, stream);
+      return launch_tuned_for_size<8>(a, stream);
     case 16:
-      return launch_tuned_with<16, copy_tuned_policy<16>>(a, stream);
+      return launch_tuned_for_size<16>(a, stream);
     default:
       bad_word(word_bytes);
   }

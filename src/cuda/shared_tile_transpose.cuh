@@ -13,7 +13,7 @@
 //
 // Global accesses use the 16-byte cache-global intrinsics (__ldcg/__stcg): they stay whole
 // 16-byte instructions (a plain uint4 store was split into four 4-byte ones) and bypass L1,
-// which also keeps in-place use coherent. Assumes: 16 | TILE_BYTES; TILE_ROWS a multiple of the
+// which also keeps in-place use coherent. Assumes: 128 | TILE_BYTES; TILE_ROWS a multiple of the
 // rows one warp's read step covers. Tiles of 16-byte aligned rows, interior or cut by the
 // matrix's edges, take unrolled vector paths. Otherwise rows are shifted to their 16-byte boundary
 // in shared memory (load_shifted) and written back as aligned 16-byte chunks gathered element by
@@ -125,7 +125,9 @@ struct shared_tile_transpose {
   /// rows (below) spill into.
   static constexpr int bytes = TILE_ROWS * TILE_BYTES + TILE_ROWS * 16;
 
-  static_assert(TILE_BYTES % 32 == 0, "tile rows are whole 32-byte strips");
+  static_assert(TILE_BYTES % 128 == 0,
+                "the swizzle moves a chunk up to 6 chunks along its row: rows of whole 128-byte "
+                "lines (64-byte rows gave wrong outputs)");
   static_assert(TILE_ROWS % step_rows == 0, "tile rows cover whole warp read steps");
   static_assert(steps % warps == 0 && chunks % THREADS == 0, "work divides evenly");
 

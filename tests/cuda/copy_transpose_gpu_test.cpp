@@ -113,6 +113,34 @@ TEST(GpuCopyTranspose, SmallSanitizerShapes) {
     }
 }
 
+// Rows on 16 bytes and destination rows on 32 (copy_tuned's own tiles), with tiles cut by the
+// last row and column, padded strides, a batch.
+TEST(GpuCopyTranspose, AlignedTilesCutByTheEdgesSmallSanitizerShapes) {
+  XPOSE_REQUIRE_GPU();
+  for (std::size_t e : {1, 2, 4, 8, 16}) {
+    // The next multiple of 32 bytes above n elements.
+    const auto pad = [e](std::int64_t n) {
+      const std::int64_t per_32 = 32 / static_cast<std::int64_t>(e);
+      return (n / per_32 + 1) * per_32;
+    };
+    const std::int64_t long_side = 2560 / static_cast<std::int64_t>(e);
+    check_copy({160, long_side, e}, route::copy_tuned, 91 + e);
+    check_copy({long_side, 160, e}, route::copy_tuned, 92 + e);
+    check_copy({200, 300, e, pad(300), pad(200), 2}, route::copy_tuned, 93 + e);
+    check_copy({130, 600, e, pad(600), pad(130)}, route::copy_tuned, 94 + e);
+  }
+}
+
+// Matrices of 128 MiB and more take larger tiles for 1- and 2-byte elements
+// (copy_tuned_large_bytes): cut by the last row and column, one matrix and a batch of two.
+TEST(GpuCopyTranspose, LargeMatrixTilesCutByTheEdges) {
+  XPOSE_REQUIRE_GPU();
+  check_copy({16416, 8208, 1}, route::copy_tuned, 95);
+  check_copy({16416, 8208, 1, 0, 0, 2}, route::copy_tuned, 96);
+  check_copy({8224, 8208, 2}, route::copy_tuned, 97);
+  check_copy({8208, 8224, 2, 8224, 8240}, route::copy_tuned, 98);
+}
+
 TEST(GpuCopyTranspose, LargerOddAndSkinnyShapesEveryVariant) {
   XPOSE_REQUIRE_GPU();
   const std::int64_t shapes[][2] = {{1000, 777}, {513, 1025}, {3, 70001}, {70001, 5},
