@@ -37,15 +37,21 @@ template <>
 struct copy_tuned_policy<16> : tile_policy<32, 512, 256, 3> {};
 
 /// Matrices of at least copy_tuned_large_bytes (each, not the batch) take
-/// copy_tuned_large<E>::policy: for 1- and 2-byte elements tiles of 256 and 128 rows, which write
-/// 256-byte runs of each destination row instead of 128. On the H100 (2026-11-24, both alternated
-/// in one process, docs/performance.md), x copy: 1-byte 16384^2 0.935-0.949 against 0.918-0.931,
-/// 24576^2 0.931-0.937 against 0.906-0.910, 8192 x 32768 0.938-0.945 against 0.912-0.921; 2-byte
-/// 16384 x 8192 0.939-0.945 against 0.921-0.932, 8192^2 0.951-0.956 against 0.941-0.949. 1-byte
-/// at 128-144 MiB level (16384 x 8192, 12288^2), at 64 MiB level or behind (4096 x 16384
-/// 0.907-0.942 against 0.923-0.973), at 16 MiB behind (4096^2 0.79-0.88 against 0.81-1.03).
-/// For 4-byte elements 128 x 128-byte tiles (512-byte runs) were level; 64-byte tile rows are
-/// ruled out by the swizzle (shared_tile_transpose.cuh).
+/// copy_tuned_large<E>::policy. On the H100 (2026-11-24, each alternated with the policy above in
+/// one process, docs/performance.md), x copy:
+/// - 1- and 2-byte elements: tiles of 256 and 128 rows, which write 256-byte runs of each
+///   destination row instead of 128. 1-byte 16384^2 0.935-0.949 against 0.918-0.931, 24576^2
+///   0.931-0.937 against 0.906-0.910, 8192 x 32768 0.938-0.945 against 0.912-0.921; 2-byte
+///   16384 x 8192 0.939-0.945 against 0.921-0.932, 8192^2 0.951-0.956 against 0.941-0.949.
+///   1-byte at 128-144 MiB level (16384 x 8192, 12288^2), at 64 MiB level or behind (4096 x
+///   16384 0.907-0.942 against 0.923-0.973), at 16 MiB behind (4096^2 0.79-0.88 against
+///   0.81-1.03).
+/// - 8-byte elements: 32-row tiles (256-byte runs, four blocks of 256 threads per SM): 8192^2
+///   0.974-0.975 against 0.964-0.966, 11584^2 0.958-0.964 against 0.951-0.954, 4096^2 level
+///   (below 128 MiB the 64-row tile stays: it also sets where skinny shapes begin).
+/// For 4-byte elements 128 x 128-, 128 x 256- and 64 x 512-byte tiles were level with the 64 x
+/// 256-byte ones (8192^2 0.944-0.957 against 0.950-0.959); 64-byte tile rows are ruled out by
+/// the swizzle (shared_tile_transpose.cuh).
 constexpr std::int64_t copy_tuned_large_bytes = std::int64_t{1} << 27;
 template <int E>
 struct copy_tuned_large {
@@ -58,6 +64,10 @@ struct copy_tuned_large<1> {
 template <>
 struct copy_tuned_large<2> {
   using policy = tile_policy<128, 128, 256, 4>;
+};
+template <>
+struct copy_tuned_large<8> {
+  using policy = tile_policy<32, 256, 256, 4>;
 };
 
 /// Square tile swap: square tiles (tile_rows == tile_bytes / E), two per block.

@@ -131,7 +131,7 @@ TEST(GpuCopyTranspose, AlignedTilesCutByTheEdgesSmallSanitizerShapes) {
   }
 }
 
-// Matrices of 128 MiB and more take larger tiles for 1- and 2-byte elements
+// Matrices of 128 MiB and more take other tiles for 1-, 2- and 8-byte elements
 // (copy_tuned_large_bytes): cut by the last row and column, one matrix and a batch of two.
 TEST(GpuCopyTranspose, LargeMatrixTilesCutByTheEdges) {
   XPOSE_REQUIRE_GPU();
@@ -139,6 +139,7 @@ TEST(GpuCopyTranspose, LargeMatrixTilesCutByTheEdges) {
   check_copy({16416, 8208, 1, 0, 0, 2}, route::copy_tuned, 96);
   check_copy({8224, 8208, 2}, route::copy_tuned, 97);
   check_copy({8208, 8224, 2, 8224, 8240}, route::copy_tuned, 98);
+  check_copy({4112, 4104, 8}, route::copy_tuned, 99);
 }
 
 TEST(GpuCopyTranspose, LargerOddAndSkinnyShapesEveryVariant) {

@@ -166,6 +166,8 @@ TEST_F(GpuLarge, OutOfPlacePastTwoToThe31Bytes) {
   check_large_copy(1, 32771, 32773, 2);  // copy_unaligned, 2-, 4- and 8-byte elements
   check_large_copy(1, 23173, 23175, 4);
   check_large_copy(1, 16385, 16387, 8);
+  static_assert(std::int64_t{16384} * 16400 * 8 > two_to_the_31);
+  check_large_copy(1, 16384, 16400, 8);   // copy_tuned's large 8-byte tiles
   check_large_copy(1, 11587, 11589, 16);  // copy_sectors
   check_large_copy(1, 27000, 27001, 3);   // copy_any_size
   check_large_copy(1, 4, 200000000, 3);   // skinny_any_size, wide
