@@ -29,7 +29,7 @@ enum class route {
   copy_shared_tiles,   ///< GPU: shared-memory tiles, coalesced both ways (seed slides)
   copy_padded_tiles,   ///< GPU: padded tiles, no bank conflicts (seed slides)
   copy_multi_element,  ///< GPU: padded tiles, several elements per thread (seed slides)
-  copy_tuned,          ///< GPU: Hopper-tuned policy per element size
+  copy_tuned,          ///< GPU: Hopper-tuned policy per element size (and matrix size)
 };
 
 std::string_view to_string(route r) noexcept;

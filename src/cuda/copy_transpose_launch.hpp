@@ -33,21 +33,31 @@ __host__ __device__ inline bool rows_aligned(const void* base, std::int64_t ld, 
          (ld * elem_bytes) % alignment == 0 &&
          (batch == 1 || (stride * elem_bytes) % alignment == 0);
 }
-/// What launch_copy_tuned runs: the slab kernels (a side shorter than copy_tuned's tile),
+/// What launch_copy_tuned runs: the slab kernels (a side shorter than copy_tuned_policy's tile),
 /// copy_tuned's tiles (source rows on 16 bytes, destination rows on 32), or for other rows
 /// copy_unaligned (1-, 2-, 4- and 8-byte words) or copy_sectors (16 bytes).
 enum class copy_kernel { skinny, tuned, unaligned, sectors };
 copy_kernel choose_copy_kernel(const copy_args& a, int word_bytes);
-/// copy_tuned: Hopper-tuned tiles, 16-byte accesses, policy per element size; runs the kernel
-/// choose_copy_kernel names.
+/// copy_tuned: Hopper-tuned tiles, 16-byte accesses, policy per element size and matrix size;
+/// runs the kernel choose_copy_kernel names.
 void launch_copy_tuned(const copy_args& a, int word_bytes, cudaStream_t stream);
+/// copy_tuned's tiles: the element size's (copy_tuned_policy) or, for matrices of 1-, 2- and
+/// 8-byte elements of at least copy_tuned_large_bytes and copy_tuned_large_rows rows,
+/// copy_tuned_large's (choose_tuned_tiles).
+enum class tuned_tiles { standard, large };
+tuned_tiles choose_tuned_tiles(const copy_args& a, int word_bytes);
+/// copy_tuned's kernel with the given tiles (launch_copy_tuned passes choose_tuned_tiles'; tests
+/// run the large tiles on small shapes).
+void launch_copy_tuned_tiles(const copy_args& a, int word_bytes, tuned_tiles tiles,
+                             cudaStream_t stream);
 /// copy_unaligned: rows of any alignment, still with 16-byte global accesses and whole 32-byte
 /// destination sectors; word_bytes 1, 2, 4 or 8. Any shape.
 void launch_copy_unaligned(const copy_args& a, int word_bytes, cudaStream_t stream);
 /// copy_sectors: rows of any alignment, one element per lane and whole 32-byte destination
 /// sectors; word_bytes 16. Any shape.
 void launch_copy_sectors(const copy_args& a, int word_bytes, cudaStream_t stream);
-/// Skinny matrices (the short side below 128): one block per slab of the long side.
+/// Skinny matrices (a side shorter than copy_tuned_policy's tile): one block per slab of the
+/// long side.
 void launch_copy_skinny(const copy_args& a, int word_bytes, cudaStream_t stream);
 /// The seed slides' progression: copy_naive, copy_shared_tiles, copy_padded_tiles,
 /// copy_multi_element.

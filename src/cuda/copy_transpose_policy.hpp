@@ -1,9 +1,11 @@
 // Tuning policies of copy_tuned, square_tile_swap, copy_unaligned and copy_sectors, one per element
-// size, as data (CUB style): tile rows, tile width in bytes, threads per block. Chosen for the H100
-// (sm_90) from the sweep of scripts/device_tune_policies.cu (ratios to a device-to-device copy,
-// 2026-11-23): tiles of 8-16 KiB give each thread two to four 16-byte loads in flight; tile widths
-// are whole 128-byte lines on both the read and the write side. Most candidates land within 0.02 of
-// each other; 32-row 128-byte tiles for 4-byte elements (0.79-0.83) and 16-row ones for 8-byte
+// size (copy_tuned: and a second for large matrices, copy_tuned_large), as data (CUB style): tile
+// rows, tile width in bytes, threads per block. Chosen for the H100 (sm_90) from the sweeps of
+// scripts/device_tune_policies.cu (ratios to a device-to-device copy, 2026-11-23; the large
+// tiles from scratch programs built on it, 2026-11-24): tiles of 8-16 KiB (32 KiB for the 1-byte
+// large ones) give each thread two to four 16-byte loads in flight; tile widths are whole
+// 128-byte lines on both the read and the write side. Most candidates land within 0.02 of each
+// other; 32-row 128-byte tiles for 4-byte elements (0.79-0.83) and 16-row ones for 8-byte
 // elements (0.82-0.86) were clearly worse. The resident-block counts cap the registers at what
 // the kernels used before the vector paths for tiles cut by the edges came in (without the cap
 // ptxas doubled them, and aligned 8192 x 8192 fell from 0.94-0.96 to 0.74).
@@ -36,23 +38,26 @@ struct copy_tuned_policy<8> : tile_policy<64, 256, 256, 4> {};
 template <>
 struct copy_tuned_policy<16> : tile_policy<32, 512, 256, 3> {};
 
-/// Matrices of at least copy_tuned_large_bytes (each, not the batch) take
-/// copy_tuned_large<E>::policy. On the H100 (2026-11-24, each alternated with the policy above in
-/// one process, docs/performance.md), x copy:
+/// Matrices of at least copy_tuned_large_bytes (each, not the batch) and copy_tuned_large_rows
+/// rows take copy_tuned_large<E>::policy. On the H100 (2026-11-24, each alternated with the
+/// policy above in one process, docs/performance.md), x copy:
 /// - 1- and 2-byte elements: tiles of 256 and 128 rows, which write 256-byte runs of each
 ///   destination row instead of 128. 1-byte 16384^2 0.935-0.949 against 0.918-0.931, 24576^2
-///   0.931-0.937 against 0.906-0.910, 8192 x 32768 0.938-0.945 against 0.912-0.921; 2-byte
-///   16384 x 8192 0.939-0.945 against 0.921-0.932, 8192^2 0.951-0.956 against 0.941-0.949.
-///   1-byte at 128-144 MiB level (16384 x 8192, 12288^2), at 64 MiB level or behind (4096 x
-///   16384 0.907-0.942 against 0.923-0.973), at 16 MiB behind (4096^2 0.79-0.88 against
-///   0.81-1.03).
+///   0.931-0.937 against 0.906-0.910, 8192 x 32768 0.938-0.945 against 0.912-0.921, 32768 x
+///   8192 0.939-0.949 against 0.927-0.937; 2-byte 16384 x 8192 0.939-0.945 against 0.921-0.932.
 /// - 8-byte elements: 32-row tiles (256-byte runs, four blocks of 256 threads per SM): 8192^2
-///   0.974-0.975 against 0.964-0.966, 11584^2 0.958-0.964 against 0.951-0.954, 4096^2 level
-///   (below 128 MiB the 64-row tile stays: it also sets where skinny shapes begin).
-/// For 4-byte elements 128 x 128-, 128 x 256- and 64 x 512-byte tiles were level with the 64 x
-/// 256-byte ones (8192^2 0.944-0.957 against 0.950-0.959); 64-byte tile rows are ruled out by
+///   0.974-0.975 against 0.964-0.966, 11584^2 0.958-0.964 against 0.951-0.954.
+/// Smaller or shorter matrices keep the tiles above: from 128 to 144 MiB the two were level or
+/// the large ones behind (1-byte 16384 x 8192, 12288^2, 16416 x 8192; 8-byte 4096^2; 2-byte
+/// 8192^2 was 0.007 ahead), at 64 MiB and below the large ones behind (1-byte 4096^2 0.79-0.88
+/// against 0.81-1.03), and on matrices of a few hundred or thousand rows either could be far
+/// ahead, by how the rows fill the tiles (1-byte 128 x 1048592 0.732-0.740 against
+/// 0.964-0.970, 224 x 599200 0.922-0.934 against 0.803-0.813; 8-byte 100 x 167776 0.815-0.819
+/// against 0.938-0.946). For 4-byte elements 128 x 128-, 128 x 256-, 64 x 128- and 64 x
+/// 512-byte tiles were level with the 64 x 256-byte ones; 64-byte tile rows are ruled out by
 /// the swizzle (shared_tile_transpose.cuh).
-constexpr std::int64_t copy_tuned_large_bytes = std::int64_t{1} << 27;
+constexpr std::int64_t copy_tuned_large_bytes = std::int64_t{1} << 28;
+constexpr std::int64_t copy_tuned_large_rows = 8192;
 template <int E>
 struct copy_tuned_large {
   using policy = copy_tuned_policy<E>;

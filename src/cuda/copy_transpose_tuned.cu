@@ -37,13 +37,23 @@ copy_kernel choose_for(const copy_args& a) {
   return E == 16 ? copy_kernel::sectors : copy_kernel::unaligned;
 }
 
-/// copy_tuned with the policy for the size of one matrix of the batch.
+/// The large tiles for matrices of at least copy_tuned_large_bytes and copy_tuned_large_rows rows
+/// (copy_transpose_policy.hpp says why).
 template <int E>
-void launch_tuned_for_size(const copy_args& a, cudaStream_t stream) {
-  using large = typename copy_tuned_large<E>::policy;
-  if constexpr (!std::is_same_v<large, copy_tuned_policy<E>>)
-    if (a.rows * a.cols * E >= copy_tuned_large_bytes)
-      return launch_tuned_with<E, large>(a, stream);
+tuned_tiles choose_tiles_for(const copy_args& a) {
+  if constexpr (std::is_same_v<typename copy_tuned_large<E>::policy, copy_tuned_policy<E>>) {
+    return tuned_tiles::standard;
+  } else {
+    return a.rows >= copy_tuned_large_rows && a.rows * a.cols * E >= copy_tuned_large_bytes
+               ? tuned_tiles::large
+               : tuned_tiles::standard;
+  }
+}
+
+template <int E>
+void launch_tiles_for(const copy_args& a, tuned_tiles tiles, cudaStream_t stream) {
+  if (tiles == tuned_tiles::large)
+    return launch_tuned_with<E, typename copy_tuned_large<E>::policy>(a, stream);
   launch_tuned_with<E, copy_tuned_policy<E>>(a, stream);
 }
 
@@ -80,19 +90,40 @@ void launch_copy_tuned(const copy_args& a, int word_bytes, cudaStream_t stream) 
     case copy_kernel::sectors:
       return launch_copy_sectors(a, word_bytes, stream);
     case copy_kernel::tuned:
-      break;
+      return launch_copy_tuned_tiles(a, word_bytes, choose_tuned_tiles(a, word_bytes), stream);
   }
+}
+
+tuned_tiles choose_tuned_tiles(const copy_args& a, int word_bytes) {
   switch (word_bytes) {
     case 1:
-      return launch_tuned_for_size<1>(a, stream);
+      return choose_tiles_for<1>(a);
     case 2:
-      return launch_tuned_for_size<2>(a, stream);
+      return choose_tiles_for<2>(a);
     case 4:
-      return launch_tuned_for_size<4>(a, stream);
+      return choose_tiles_for<4>(a);
     case 8:
-      return launch_tuned_for_size<8>(a, stream);
+      return choose_tiles_for<8>(a);
     case 16:
-      return launch_tuned_for_size<16>(a, stream);
+      return choose_tiles_for<16>(a);
+    default:
+      bad_word(word_bytes);
+  }
+}
+
+void launch_copy_tuned_tiles(const copy_args& a, int word_bytes, tuned_tiles tiles,
+                             cudaStream_t stream) {
+  switch (word_bytes) {
+    case 1:
+      return launch_tiles_for<1>(a, tiles, stream);
+    case 2:
+      return launch_tiles_for<2>(a, tiles, stream);
+    case 4:
+      return launch_tiles_for<4>(a, tiles, stream);
+    case 8:
+      return launch_tiles_for<8>(a, tiles, stream);
+    case 16:
+      return launch_tiles_for<16>(a, tiles, stream);
     default:
       bad_word(word_bytes);
   }

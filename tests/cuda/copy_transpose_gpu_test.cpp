@@ -9,6 +9,7 @@
 #include <thread>
 #include <vector>
 
+#include "cuda/copy_transpose_policy.hpp"
 #include "gpu_test_util.hpp"
 #include "xpose/error.hpp"
 #include "xpose/plan.hpp"
@@ -131,15 +132,21 @@ TEST(GpuCopyTranspose, AlignedTilesCutByTheEdgesSmallSanitizerShapes) {
   }
 }
 
-// Matrices of 128 MiB and more take other tiles for 1-, 2- and 8-byte elements
-// (copy_tuned_large_bytes): cut by the last row and column, one matrix and a batch of two.
+// Matrices of 1-, 2- and 8-byte elements of at least copy_tuned_large_bytes and
+// copy_tuned_large_rows rows take copy_tuned_large's tiles: cut by the last row and column (rows
+// and columns left that fill part of a 16-byte vector), padded strides, a batch of two.
 TEST(GpuCopyTranspose, LargeMatrixTilesCutByTheEdges) {
   XPOSE_REQUIRE_GPU();
-  check_copy({16416, 8208, 1}, route::copy_tuned, 95);
-  check_copy({16416, 8208, 1, 0, 0, 2}, route::copy_tuned, 96);
-  check_copy({8224, 8208, 2}, route::copy_tuned, 97);
-  check_copy({8208, 8224, 2, 8224, 8240}, route::copy_tuned, 98);
-  check_copy({4112, 4104, 8}, route::copy_tuned, 99);
+  using detail::cuda::copy_tuned_large_bytes, detail::cuda::copy_tuned_large_rows;
+  static_assert(std::int64_t{16417} * 16401 >= copy_tuned_large_bytes);
+  static_assert(std::int64_t{16416} * 16400 >= copy_tuned_large_bytes);
+  static_assert(std::int64_t{11585} * 11593 * 2 >= copy_tuned_large_bytes);
+  static_assert(std::int64_t{8193} * 4105 * 8 >= copy_tuned_large_bytes);
+  static_assert(copy_tuned_large_rows <= 8193);
+  check_copy({16417, 16401, 1, 16416, 16448}, route::copy_tuned, 95);
+  check_copy({16416, 16400, 1, 0, 0, 2}, route::copy_tuned, 96);
+  check_copy({11585, 11593, 2, 11600, 11616}, route::copy_tuned, 97);
+  check_copy({8193, 4105, 8, 4106, 8196}, route::copy_tuned, 98);
 }
 
 TEST(GpuCopyTranspose, LargerOddAndSkinnyShapesEveryVariant) {

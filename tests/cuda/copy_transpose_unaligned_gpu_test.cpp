@@ -2,11 +2,12 @@
 // (src/cuda/copy_transpose_unaligned_kernel.cuh, 1-, 2-, 4- and 8-byte elements), copy_sectors
 // (copy_transpose_sectors_kernel.cuh, 16-byte elements), copy_any_size
 // (copy_transpose_any_size_kernel.cuh, 3 to 15 bytes, not powers of two) and skinny_any_size
-// (copy_transpose_skinny_any_size_kernel.cuh, the same sizes, a side of at most 64), against the
-// host reference on random data: odd dimensions, padded rows, misaligned base pointers,
-// destination rows starting anywhere in a 32-byte sector, batches, shapes smaller and larger
-// than a tile or slab, more tile rows and matrices than the grid's y and z take; poisoned
-// destinations (gaps between rows and matrices must stay poisoned).
+// (copy_transpose_skinny_any_size_kernel.cuh, the same sizes, a side of at most 64), and
+// copy_tuned's large tiles on small shapes, against the host reference on random data: odd
+// dimensions, padded rows, misaligned base pointers, destination rows starting anywhere in a
+// 32-byte sector, batches, shapes smaller and larger than a tile or slab, more tile rows and
+// matrices than the grid's y and z take; poisoned destinations (gaps between rows and matrices
+// must stay poisoned).
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -28,6 +29,7 @@ struct unaligned_case {
   std::int64_t batch = 1, src_stride = 0, dst_stride = 0;
   std::size_t src_offset = 0, dst_offset = 0;  // bytes past a 256-byte aligned allocation
   int skinny_slab_bytes = 0;                   // > 0: skinny_any_size with slabs of this size
+  bool large_tuned_tiles = false;              // copy_tuned's kernel with copy_tuned_large's tiles
 };
 
 constexpr int unaligned_element_sizes[] = {1, 2, 4, 8, 16, 3, 5, 6, 7, 9, 10, 11, 12, 13, 14, 15};
@@ -55,7 +57,10 @@ void check_unaligned(const unaligned_case& c, std::uint64_t seed) {
   a.ldb = ldb;
   a.src_stride = src_stride;
   a.dst_stride = dst_stride;
-  if (c.skinny_slab_bytes > 0)
+  if (c.large_tuned_tiles)
+    xpose::detail::cuda::launch_copy_tuned_tiles(a, c.e, xpose::detail::cuda::tuned_tiles::large,
+                                                 nullptr);
+  else if (c.skinny_slab_bytes > 0)
     xpose::detail::cuda::launch_copy_skinny_any_size(a, static_cast<std::size_t>(c.e), nullptr,
                                                      c.skinny_slab_bytes);
   else if (c.e == 16)
@@ -83,6 +88,31 @@ TEST(GpuCopyUnaligned, SmallSanitizerShapes) {
     const std::size_t ue = static_cast<std::size_t>(e);
     check_unaligned({301, 517, e}, 1 + e);
     check_unaligned({67, 45, e, 50, 70, 2, 67 * 50 + 3, 45 * 70 + 5, ue, 2 * ue}, 2 + e);
+  }
+}
+
+// copy_tuned's large tiles (copy_tuned_large, 1-, 2- and 8-byte elements), which the dispatch
+// takes only from 256 MiB, on small shapes under compute-sanitizer: rows on 16 / 32 bytes with
+// tiles cut by the edges (and fewer rows than a tile), odd rows (shifted in shared memory), a
+// strided batch at misaligned pointers.
+TEST(GpuCopyUnaligned, CopyTunedLargeTilesSmallSanitizerShapes) {
+  XPOSE_REQUIRE_GPU();
+  for (int e : {1, 2, 8}) {
+    const std::size_t ue = static_cast<std::size_t>(e);
+    // The next multiple of 32 bytes above n elements.
+    const auto pad = [e](std::int64_t n) { return (n / (32 / e) + 1) * (32 / e); };
+    unaligned_case aligned{289, 130, e, pad(130), pad(289)};
+    aligned.large_tuned_tiles = true;
+    check_unaligned(aligned, 400 + e);
+    unaligned_case few_rows{40, 300, e, pad(300), pad(40)};
+    few_rows.large_tuned_tiles = true;
+    check_unaligned(few_rows, 401 + e);
+    unaligned_case odd{301, 517, e};
+    odd.large_tuned_tiles = true;
+    check_unaligned(odd, 402 + e);
+    unaligned_case batch{67, 45, e, 50, 70, 2, 67 * 50 + 3, 45 * 70 + 5, ue, 2 * ue};
+    batch.large_tuned_tiles = true;
+    check_unaligned(batch, 403 + e);
   }
 }
 

@@ -84,10 +84,15 @@ std::vector<bench_case> default_cuda_cases() {
          {10007, 7001, elem},
          {32, 4000000, elem},
          {4000000, 32, elem}});
-  // 256 MiB of 1- and 2-byte elements, square and odd: copy_tuned's larger tiles for matrices of
-  // 128 MiB and more, and copy_unaligned.
+  // 256 MiB of 1- and 2-byte elements, square and odd: copy_tuned's large tiles (from 256 MiB
+  // and 8192 rows) and copy_unaligned; and short, wide ones that keep the standard tiles.
   add(cases, "cuda out-of-place copy_tuned", cuda, false, route::copy_tuned,
-      {{16384, 16384, 1}, {16383, 16385, 1}, {11584, 11584, 2}, {11583, 11585, 2}});
+      {{16384, 16384, 1},
+       {16383, 16385, 1},
+       {11584, 11584, 2},
+       {11583, 11585, 2},
+       {128, 4000000, 1},
+       {64, 4000000, 2}});
   // The narrowest skinny shapes, and element sizes that are not powers of two: copy_any_size
   // (3 to 15 bytes) on odd and square shapes and tall ones of wide rows, skinny_any_size on
   // skinny shapes (2 to 64 rows or columns), the super-element kernel on aligned 12-byte rows.
