@@ -8,7 +8,8 @@
 #   TUNE=1 also times the candidate tile policies (scripts/device_tune_policies.cu); TUNE=odd
 #   times only its odd-shape and edge-shape part (copy_unaligned policies, the dispatch);
 #   TUNE=any copy_any_size's policies (elements of 3 to 15 bytes that are not powers of two);
-#   TUNE=skinny skinny_any_size's slab sizes next to copy_any_size and the super-element kernel.
+#   TUNE=skinny skinny_any_size's slab sizes next to copy_any_size and the super-element kernel;
+#   TUNE=large copy_tuned's standard and large tiles (copy_tuned_large) on aligned shapes.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 BUILD=${1:-build-cuda}
@@ -57,6 +58,8 @@ if [[ -n ${TUNE:-} ]]; then
     timeout 200 "$BUILD/device_tune" --any-size >"$OUT/device_tune.log" 2>&1
   elif [[ $TUNE == skinny ]]; then
     timeout 200 "$BUILD/device_tune" --skinny-any-size >"$OUT/device_tune.log" 2>&1
+  elif [[ $TUNE == large ]]; then
+    timeout 200 "$BUILD/device_tune" --large-tiles >"$OUT/device_tune.log" 2>&1
   else
     timeout 200 "$BUILD/device_tune" >"$OUT/device_tune.log" 2>&1
   fi
@@ -75,4 +78,4 @@ echo "===== summary ====="
 printf '%s\n' "${summary[@]}"
 cat "$OUT/xpose_bench.log"
 [[ -f $OUT/device_tune.log ]] && grep -v "^  copy_unaligned" "$OUT/device_tune.log"
-[[ -f $OUT/torch.log ]] && tail -n 25 "$OUT/torch.log"
+if [[ -f $OUT/torch.log ]]; then tail -n 25 "$OUT/torch.log"; fi

@@ -13,6 +13,9 @@
 // `--skinny-any-size` times skinny_any_size with candidate slab sizes on skinny shapes (a side of
 // 2 to 64) of 3- to 15-byte elements, next to copy_any_size and the super-element kernel, checked
 // the same way.
+// `--large-tiles` times copy_tuned with its standard and its large tiles (copy_tuned_large) on
+// aligned shapes of 1-, 2- and 8-byte elements, from a few rows to square, next to the dispatch,
+// three rounds each.
 // `--profile` runs the dispatch once on 10007 x 7001 for 1-, 2-, 4- and 8-byte elements (for
 // ncu).
 // Build: nvcc -std=c++17 -O3 -arch=sm_90 -Iinclude -Isrc device_tune_policies.cu libxpose.a
@@ -246,6 +249,43 @@ void skinny_any_size_sweeps() {
   }
 }
 
+/// One aligned shape of E-byte elements: the dispatch (named by the tiles it chooses), then
+/// copy_tuned with the standard and with the large tiles, each checked against
+/// copy_multi_element's output; three rounds.
+template <int E>
+void tiles_sweep(std::int64_t rows, std::int64_t cols) {
+  const std::int64_t bytes = rows * cols * E;
+  for (int round = 0; round < 3; ++round) {
+    const float copy = time_copy_and_announce(E, rows, cols);
+    cudaMemset(buf_c, 0x5A, bytes);
+    launch_copy_seed_variant(dense(rows, cols, buf_c), E, xpose::route::copy_multi_element,
+                             nullptr);
+    const copy_args a = dense(rows, cols, buf_b);
+    const bool large = choose_tuned_tiles(a, E) == tuned_tiles::large;
+    timed_candidate(large ? "dispatch (large tiles)" : "dispatch (standard tiles)", bytes, copy,
+                    [&] { launch_copy_tuned(a, E, nullptr); });
+    timed_candidate("standard tiles", bytes, copy,
+                    [&] { launch_copy_tuned_tiles(a, E, tuned_tiles::standard, nullptr); });
+    timed_candidate("large tiles", bytes, copy,
+                    [&] { launch_copy_tuned_tiles(a, E, tuned_tiles::large, nullptr); });
+  }
+}
+
+/// Short matrices of just over 128 MiB (columns a multiple of 16), then square and long ones.
+void large_tiles_sweeps() {
+  const auto cols_for = [](std::int64_t rows, int e) {
+    return ((std::int64_t{1} << 27) / (rows * e) / 16 + 1) * 16;
+  };
+  for (const std::int64_t r : {128, 192, 224, 416, 1024, 2016, 10016})
+    tiles_sweep<1>(r, cols_for(r, 1));
+  for (auto [r, c] : {std::pair{8192, 8192}, {16384, 8192}, {16384, 16384}, {8192, 32768}})
+    tiles_sweep<1>(r, c);
+  for (const std::int64_t r : {64, 96, 208, 1008}) tiles_sweep<2>(r, cols_for(r, 2));
+  for (auto [r, c] : {std::pair{8192, 8192}, {16384, 8192}, {11584, 11584}}) tiles_sweep<2>(r, c);
+  for (const std::int64_t r : {64, 100, 1000}) tiles_sweep<8>(r, cols_for(r, 8));
+  for (auto [r, c] : {std::pair{4096, 4096}, {8192, 8192}, {11584, 11584}}) tiles_sweep<8>(r, c);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -265,6 +305,10 @@ int main(int argc, char** argv) {
   }
   if (argc > 1 && std::strcmp(argv[1], "--any-size") == 0) {
     any_size_sweeps<3, 5, 6, 7, 9, 10, 11, 12, 13, 14, 15>();
+    return cudaDeviceSynchronize() == cudaSuccess ? 0 : 1;
+  }
+  if (argc > 1 && std::strcmp(argv[1], "--large-tiles") == 0) {
+    large_tiles_sweeps();
     return cudaDeviceSynchronize() == cudaSuccess ? 0 : 1;
   }
   if (argc > 1 && std::strcmp(argv[1], "--skinny-any-size") == 0) {
