@@ -3,8 +3,8 @@
 // shared_tile_transpose.cuh and copy_transpose_tuned_kernel.cuh). The launcher picks the
 // policy of the element size and, for 1-, 2- and 8-byte elements, of the matrix size
 // (copy_transpose_policy.hpp) at run time. Assumes element-aligned pointers. Skinny shapes (a
-// side shorter than the tile) go to copy_transpose_skinny.cu, other row alignments to
-// copy_transpose_unaligned_kernel.cuh (see choose_copy_kernel).
+// side shorter than copy_tuned_policy's tile) go to copy_transpose_skinny.cu, other row alignments
+// to copy_transpose_unaligned_kernel.cuh (see choose_copy_kernel).
 #include <cstdint>
 #include <type_traits>
 
@@ -57,28 +57,31 @@ void launch_tiles_for(const copy_args& a, tuned_tiles tiles, cudaStream_t stream
   launch_tuned_with<E, copy_tuned_policy<E>>(a, stream);
 }
 
-[[noreturn]] void bad_word(int word_bytes) {
-  throw error(status::internal_error,
-              "copy_tuned: word size " + std::to_string(word_bytes) + " is not 1, 2, 4, 8 or 16");
+/// f(std::integral_constant<int, E>{}) for word_bytes = E (1, 2, 4, 8 or 16); an internal error
+/// for any other size.
+template <class F>
+decltype(auto) with_word(int word_bytes, F&& f) {
+  switch (word_bytes) {
+    case 1:
+      return f(std::integral_constant<int, 1>{});
+    case 2:
+      return f(std::integral_constant<int, 2>{});
+    case 4:
+      return f(std::integral_constant<int, 4>{});
+    case 8:
+      return f(std::integral_constant<int, 8>{});
+    case 16:
+      return f(std::integral_constant<int, 16>{});
+    default:
+      throw error(status::internal_error, "copy_tuned: word size " + std::to_string(word_bytes) +
+                                              " is not 1, 2, 4, 8 or 16");
+  }
 }
 
 }  // namespace
 
 copy_kernel choose_copy_kernel(const copy_args& a, int word_bytes) {
-  switch (word_bytes) {
-    case 1:
-      return choose_for<1>(a);
-    case 2:
-      return choose_for<2>(a);
-    case 4:
-      return choose_for<4>(a);
-    case 8:
-      return choose_for<8>(a);
-    case 16:
-      return choose_for<16>(a);
-    default:
-      bad_word(word_bytes);
-  }
+  return with_word(word_bytes, [&](auto e) { return choose_for<decltype(e)::value>(a); });
 }
 
 void launch_copy_tuned(const copy_args& a, int word_bytes, cudaStream_t stream) {
@@ -95,38 +98,12 @@ void launch_copy_tuned(const copy_args& a, int word_bytes, cudaStream_t stream) 
 }
 
 tuned_tiles choose_tuned_tiles(const copy_args& a, int word_bytes) {
-  switch (word_bytes) {
-    case 1:
-      return choose_tiles_for<1>(a);
-    case 2:
-      return choose_tiles_for<2>(a);
-    case 4:
-      return choose_tiles_for<4>(a);
-    case 8:
-      return choose_tiles_for<8>(a);
-    case 16:
-      return choose_tiles_for<16>(a);
-    default:
-      bad_word(word_bytes);
-  }
+  return with_word(word_bytes, [&](auto e) { return choose_tiles_for<decltype(e)::value>(a); });
 }
 
 void launch_copy_tuned_tiles(const copy_args& a, int word_bytes, tuned_tiles tiles,
                              cudaStream_t stream) {
-  switch (word_bytes) {
-    case 1:
-      return launch_tiles_for<1>(a, tiles, stream);
-    case 2:
-      return launch_tiles_for<2>(a, tiles, stream);
-    case 4:
-      return launch_tiles_for<4>(a, tiles, stream);
-    case 8:
-      return launch_tiles_for<8>(a, tiles, stream);
-    case 16:
-      return launch_tiles_for<16>(a, tiles, stream);
-    default:
-      bad_word(word_bytes);
-  }
+  with_word(word_bytes, [&](auto e) { launch_tiles_for<decltype(e)::value>(a, tiles, stream); });
 }
 
 }  // namespace xpose::detail::cuda

@@ -84,12 +84,12 @@ std::vector<bench_case> default_cuda_cases() {
          {10007, 7001, elem},
          {32, 4000000, elem},
          {4000000, 32, elem}});
-  // 256 MiB of 1- and 2-byte elements, square and odd: copy_tuned's large tiles (from 256 MiB
-  // and 8192 rows) and copy_unaligned; and short, wide ones that keep the standard tiles.
+  // 256 MiB of 1- and 2-byte elements: copy_tuned's large tiles (from 256 MiB and 8192 rows),
+  // copy_unaligned on odd shapes; and short, wide ones that keep the standard tiles.
   add(cases, "cuda out-of-place copy_tuned", cuda, false, route::copy_tuned,
       {{16384, 16384, 1},
        {16383, 16385, 1},
-       {11584, 11584, 2},
+       {16384, 8192, 2},
        {11583, 11585, 2},
        {128, 4000000, 1},
        {64, 4000000, 2}});
