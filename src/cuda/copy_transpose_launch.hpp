@@ -41,9 +41,8 @@ copy_kernel choose_copy_kernel(const copy_args& a, int word_bytes);
 /// copy_tuned: Hopper-tuned tiles, 16-byte accesses, policy per element size and matrix size;
 /// runs the kernel choose_copy_kernel names.
 void launch_copy_tuned(const copy_args& a, int word_bytes, cudaStream_t stream);
-/// copy_tuned's tiles: the element size's (copy_tuned_policy) or, for matrices of 1-, 2- and
-/// 8-byte elements of at least copy_tuned_large_bytes and copy_tuned_large_rows rows,
-/// copy_tuned_large's (choose_tuned_tiles).
+/// copy_tuned's tiles: the element size's (copy_tuned_policy) or, for some large matrices of 1-,
+/// 2- and 8-byte elements, copy_tuned_large's (choose_tuned_tiles says which).
 enum class tuned_tiles { standard, large };
 tuned_tiles choose_tuned_tiles(const copy_args& a, int word_bytes);
 /// copy_tuned's kernel with the given tiles (launch_copy_tuned passes choose_tuned_tiles'; tests

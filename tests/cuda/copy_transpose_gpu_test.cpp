@@ -149,6 +149,17 @@ TEST(GpuCopyTranspose, LargeMatrixTilesCutByTheEdges) {
   check_copy({8193, 4105, 8, 4106, 8196}, route::copy_tuned, 98);
 }
 
+// Matrices of 1- and 2-byte elements of at least copy_tuned_one_row_bytes whose rows fill one
+// large tile row but not one standard one take the large tiles too: rows and columns cut.
+TEST(GpuCopyTranspose, OneLargeTileRowCutByTheEdges) {
+  XPOSE_REQUIRE_GPU();
+  using detail::cuda::copy_tuned_one_row_bytes;
+  static_assert(std::int64_t{200} * 350000 >= copy_tuned_one_row_bytes);
+  static_assert(std::int64_t{100} * 350000 * 2 >= copy_tuned_one_row_bytes);
+  check_copy({200, 350000, 1, 0, 224}, route::copy_tuned, 99);
+  check_copy({100, 350000, 2, 0, 112}, route::copy_tuned, 100);
+}
+
 TEST(GpuCopyTranspose, LargerOddAndSkinnyShapesEveryVariant) {
   XPOSE_REQUIRE_GPU();
   const std::int64_t shapes[][2] = {{1000, 777}, {513, 1025}, {3, 70001}, {70001, 5},
