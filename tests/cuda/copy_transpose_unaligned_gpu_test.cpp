@@ -92,9 +92,9 @@ TEST(GpuCopyUnaligned, SmallSanitizerShapes) {
 }
 
 // copy_tuned's large tiles (copy_tuned_large, 1-, 2- and 8-byte elements), which the dispatch
-// takes only on matrices of 64 MiB and more, on small shapes under compute-sanitizer: rows on 16 / 32 bytes with
-// tiles cut by the edges (and fewer rows than a tile), odd rows (shifted in shared memory), a
-// strided batch at misaligned pointers.
+// takes only on matrices of 64 MiB and more, on small shapes under compute-sanitizer: rows on
+// 16 / 32 bytes with tiles cut by the edges (and fewer rows than a tile), odd rows (shifted in
+// shared memory), a strided batch at misaligned pointers.
 TEST(GpuCopyUnaligned, CopyTunedLargeTilesSmallSanitizerShapes) {
   XPOSE_REQUIRE_GPU();
   for (int e : {1, 2, 8}) {
