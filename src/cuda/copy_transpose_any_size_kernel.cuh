@@ -234,18 +234,18 @@ __global__ void __launch_bounds__(Policy::threads, Policy::min_blocks)
                                    std::int64_t dst_stride) {
   using tile_t = any_size_tile<E, Policy>;
   extern __shared__ __align__(16) unsigned char tile[];  // tile_t::bytes
+  // Every destination row on 32 bytes: the tile owns exactly its own rows' sectors and loads no
+  // halo. On the H100 (2026-11-24) that raised 3-byte elements on such shapes by 0.009-0.046 x
+  // copy and 6-byte ones by 0-0.022 and left 5- and 7-byte ones level (the same skip in
+  // copy_unaligned was level or up to 0.03 behind, and is not made there).
+  const int load_rows =
+      rows_aligned(dst, ldb, dst_stride, batch, E, 32) ? tile_t::R : tile_t::smem_rows;
   for_each_tile<tile_t::R, tile_t::C>(
       batch, rows, cols,
       [&](std::int64_t b, std::int64_t r0, std::int64_t c0, std::int64_t rows_left,
           int valid_cols) {
         const unsigned char* matrix = src + b * src_stride * E;
         const unsigned char* matrix_end = matrix + ((rows - 1) * lda + cols) * E;
-        // Every destination row on 32 bytes: the tile owns exactly its own rows' sectors and
-        // loads no halo. On the H100 (2026-11-24) that raised 3-byte elements on such shapes by
-        // 0.009-0.046 x copy and 6-byte ones by 0-0.022 and left 5- and 7-byte ones level (the
-        // same skip in copy_unaligned was level or up to 0.03 behind, and is not made there).
-        const int load_rows =
-            rows_aligned(dst, ldb, dst_stride, batch, E, 32) ? tile_t::R : tile_t::smem_rows;
         const int rows_here = static_cast<int>(rows_left < load_rows ? rows_left : load_rows);
         const unsigned char* from = matrix + (r0 * lda + c0) * E;
         unsigned char* to = dst + (b * dst_stride + c0 * ldb + r0) * E;

@@ -70,6 +70,27 @@ bool copy_any_size_takes(std::size_t elem_bytes);
 /// of `word_bytes`) rather than the super-element kernel.
 bool copy_any_size_chosen(const copy_args& a, std::size_t elem_bytes, int word_bytes);
 void launch_copy_any_size(const copy_args& a, std::size_t elem_bytes, cudaStream_t stream);
+/// f(std::integral_constant<int, W>{}) for word_bytes = W (1, 2, 4, 8 or 16); an internal error
+/// naming `kernel` for any other size.
+template <class F>
+decltype(auto) with_word(int word_bytes, const char* kernel, F&& f) {
+  switch (word_bytes) {
+    case 1:
+      return f(std::integral_constant<int, 1>{});
+    case 2:
+      return f(std::integral_constant<int, 2>{});
+    case 4:
+      return f(std::integral_constant<int, 4>{});
+    case 8:
+      return f(std::integral_constant<int, 8>{});
+    case 16:
+      return f(std::integral_constant<int, 16>{});
+    default:
+      throw error(status::internal_error, std::string(kernel) + ": word size " +
+                                              std::to_string(word_bytes) +
+                                              " is not 1, 2, 4, 8 or 16");
+  }
+}
 /// f(std::integral_constant<int, E>{}) for elem_bytes = E, one of the sizes copy_any_size_takes;
 /// an internal error naming `kernel` for any other size.
 template <class F>

@@ -105,22 +105,8 @@ void launch_variant(const copy_args& a, route variant, cudaStream_t stream) {
 
 void launch_copy_seed_variant(const copy_args& a, int word_bytes, route variant,
                               cudaStream_t stream) {
-  switch (word_bytes) {
-    case 1:
-      return launch_variant<element_t<1>>(a, variant, stream);
-    case 2:
-      return launch_variant<element_t<2>>(a, variant, stream);
-    case 4:
-      return launch_variant<element_t<4>>(a, variant, stream);
-    case 8:
-      return launch_variant<element_t<8>>(a, variant, stream);
-    case 16:
-      return launch_variant<element_t<16>>(a, variant, stream);
-    default:
-      throw error(status::internal_error, "launch_copy_seed_variant: word size " +
-                                              std::to_string(word_bytes) +
-                                              " is not 1, 2, 4, 8 or 16");
-  }
+  with_word(word_bytes, "launch_copy_seed_variant",
+            [&](auto w) { launch_variant<element_t<decltype(w)::value>>(a, variant, stream); });
 }
 
 }  // namespace xpose::detail::cuda

@@ -182,22 +182,8 @@ void launch_skinny(const copy_args& a, cudaStream_t stream) {
 }  // namespace
 
 void launch_copy_skinny(const copy_args& a, int word_bytes, cudaStream_t stream) {
-  switch (word_bytes) {
-    case 1:
-      return launch_skinny<1>(a, stream);
-    case 2:
-      return launch_skinny<2>(a, stream);
-    case 4:
-      return launch_skinny<4>(a, stream);
-    case 8:
-      return launch_skinny<8>(a, stream);
-    case 16:
-      return launch_skinny<16>(a, stream);
-    default:
-      throw error(status::internal_error, "launch_copy_skinny: word size " +
-                                              std::to_string(word_bytes) +
-                                              " is not 1, 2, 4, 8 or 16");
-  }
+  with_word(word_bytes, "launch_copy_skinny",
+            [&](auto w) { launch_skinny<decltype(w)::value>(a, stream); });
 }
 
 }  // namespace xpose::detail::cuda

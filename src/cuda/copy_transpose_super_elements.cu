@@ -237,22 +237,9 @@ bool in_chunks_for(std::int64_t k) {
 
 void launch_copy_super_elements(const copy_args& a, int word_bytes, std::int64_t words_per_element,
                                 cudaStream_t stream) {
-  switch (word_bytes) {
-    case 1:
-      return launch_super<element_t<1>>(a, words_per_element, stream);
-    case 2:
-      return launch_super<element_t<2>>(a, words_per_element, stream);
-    case 4:
-      return launch_super<element_t<4>>(a, words_per_element, stream);
-    case 8:
-      return launch_super<element_t<8>>(a, words_per_element, stream);
-    case 16:
-      return launch_super<element_t<16>>(a, words_per_element, stream);
-    default:
-      throw error(status::internal_error, "launch_copy_super_elements: word size " +
-                                              std::to_string(word_bytes) +
-                                              " is not 1, 2, 4, 8 or 16");
-  }
+  with_word(word_bytes, "launch_copy_super_elements", [&](auto w) {
+    launch_super<element_t<decltype(w)::value>>(a, words_per_element, stream);
+  });
 }
 
 bool super_elements_in_chunks(int word_bytes, std::int64_t words_per_element) {

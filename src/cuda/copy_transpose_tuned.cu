@@ -65,31 +65,11 @@ void launch_tiles_for(const copy_args& a, tuned_tiles tiles, cudaStream_t stream
   launch_tuned_with<E, copy_tuned_policy<E>>(a, stream);
 }
 
-/// f(std::integral_constant<int, E>{}) for word_bytes = E (1, 2, 4, 8 or 16); an internal error
-/// for any other size.
-template <class F>
-decltype(auto) with_word(int word_bytes, F&& f) {
-  switch (word_bytes) {
-    case 1:
-      return f(std::integral_constant<int, 1>{});
-    case 2:
-      return f(std::integral_constant<int, 2>{});
-    case 4:
-      return f(std::integral_constant<int, 4>{});
-    case 8:
-      return f(std::integral_constant<int, 8>{});
-    case 16:
-      return f(std::integral_constant<int, 16>{});
-    default:
-      throw error(status::internal_error, "copy_tuned: word size " + std::to_string(word_bytes) +
-                                              " is not 1, 2, 4, 8 or 16");
-  }
-}
-
 }  // namespace
 
 copy_kernel choose_copy_kernel(const copy_args& a, int word_bytes) {
-  return with_word(word_bytes, [&](auto e) { return choose_for<decltype(e)::value>(a); });
+  return with_word(word_bytes, "copy_tuned",
+                   [&](auto e) { return choose_for<decltype(e)::value>(a); });
 }
 
 void launch_copy_tuned(const copy_args& a, int word_bytes, cudaStream_t stream) {
@@ -106,12 +86,14 @@ void launch_copy_tuned(const copy_args& a, int word_bytes, cudaStream_t stream) 
 }
 
 tuned_tiles choose_tuned_tiles(const copy_args& a, int word_bytes) {
-  return with_word(word_bytes, [&](auto e) { return choose_tiles_for<decltype(e)::value>(a); });
+  return with_word(word_bytes, "copy_tuned",
+                   [&](auto e) { return choose_tiles_for<decltype(e)::value>(a); });
 }
 
 void launch_copy_tuned_tiles(const copy_args& a, int word_bytes, tuned_tiles tiles,
                              cudaStream_t stream) {
-  with_word(word_bytes, [&](auto e) { launch_tiles_for<decltype(e)::value>(a, tiles, stream); });
+  with_word(word_bytes, "copy_tuned",
+            [&](auto e) { launch_tiles_for<decltype(e)::value>(a, tiles, stream); });
 }
 
 }  // namespace xpose::detail::cuda

@@ -172,22 +172,9 @@ void launch_for_word(const square_args& a, std::int64_t k, route variant, cudaSt
 
 void launch_square_swap(const square_args& a, int word_bytes, std::int64_t words_per_element,
                         route variant, cudaStream_t stream) {
-  switch (word_bytes) {
-    case 1:
-      return launch_for_word<1>(a, words_per_element, variant, stream);
-    case 2:
-      return launch_for_word<2>(a, words_per_element, variant, stream);
-    case 4:
-      return launch_for_word<4>(a, words_per_element, variant, stream);
-    case 8:
-      return launch_for_word<8>(a, words_per_element, variant, stream);
-    case 16:
-      return launch_for_word<16>(a, words_per_element, variant, stream);
-    default:
-      throw error(status::internal_error, "launch_square_swap: word size " +
-                                              std::to_string(word_bytes) +
-                                              " is not 1, 2, 4, 8 or 16");
-  }
+  with_word(word_bytes, "launch_square_swap", [&](auto w) {
+    launch_for_word<decltype(w)::value>(a, words_per_element, variant, stream);
+  });
 }
 
 }  // namespace xpose::detail::cuda
