@@ -33,6 +33,18 @@ __host__ __device__ inline bool rows_aligned(const void* base, std::int64_t ld, 
          (ld * elem_bytes) % alignment == 0 &&
          (batch == 1 || (stride * elem_bytes) % alignment == 0);
 }
+/// The order in which the tile kernels (copy_tuned, copy_unaligned, copy_sectors,
+/// copy_any_size) hand out a matrix's tiles to consecutive blocks: down each column strip
+/// unless the matrix is more than twice as tall as it is wide, then across each tile row. Down
+/// a strip, the tiles that write the same destination lines run at the same time, and a strip's
+/// destination is one contiguous run; across a tile row, the same holds for the source. Walking
+/// across, a short, wide matrix has its destination lines written in parts by tile rows run far
+/// apart (1-byte 416 x 322656 0.70 x copy, 0.96-0.98 walking down); walking down, a tall,
+/// narrow one has its source lines read that way (1-byte 838880 x 160 0.79-0.80 against
+/// 0.92-0.93). Host and device (docs/performance.md, tenth session).
+__host__ __device__ constexpr bool tiles_walk_down(std::int64_t rows, std::int64_t cols) {
+  return rows <= 2 * cols;
+}
 /// What launch_copy_tuned runs: the slab kernels (a side shorter than copy_tuned_policy's tile),
 /// copy_tuned's tiles (source rows on 16 bytes, destination rows on 32), or for other rows
 /// copy_unaligned (1-, 2-, 4- and 8-byte words) or copy_sectors (16 bytes).

@@ -39,34 +39,32 @@ template <>
 struct copy_tuned_policy<16> : tile_policy<32, 512, 256, 3> {};
 
 /// copy_tuned_large<E>::policy is taken by matrices (each, not the batch) of at least
-/// copy_tuned_large_bytes and copy_tuned_large_rows rows, and for 1- and 2-byte elements also by
-/// matrices of at least copy_tuned_one_row_bytes whose rows fill one large tile row but not one
-/// standard one (129-256 and 65-128 rows): each destination row is then written whole by one
-/// block. On the H100 (2026-11-24, each alternated with the policy above in one process,
-/// docs/performance.md), x copy:
+/// copy_tuned_large_bytes and copy_tuned_large_rows rows. On the H100 (2026-11-24, each
+/// alternated with the policy above in one process, docs/performance.md), x copy, tiles walked
+/// across (before tiles_walk_down):
 /// - 1- and 2-byte elements: tiles of 256 and 128 rows, which write 256-byte runs of each
 ///   destination row instead of 128. 1-byte 16384^2 0.935-0.949 against 0.918-0.931, 24576^2
 ///   0.931-0.937 against 0.906-0.910, 8192 x 32768 0.938-0.945 against 0.912-0.921, 32768 x
 ///   8192 0.939-0.949 against 0.927-0.937; 2-byte 16384 x 8192 0.939-0.945 against 0.921-0.932.
 /// - 8-byte elements: 32-row tiles (256-byte runs, four blocks of 256 threads per SM): 8192^2
 ///   0.974-0.975 against 0.964-0.966, 11584^2 0.958-0.964 against 0.951-0.954.
-/// - One tile row, 64 and 512 MiB: 1-byte 224 rows 0.943-0.944 and 0.918-0.919 against
-///   0.837-0.840 and 0.770-0.774, 160 rows 0.807 and 0.798-0.807 against 0.784-0.792 and
-///   0.745-0.750; 2-byte 96 rows 0.965-0.986 and 0.961-0.977 against 0.842-0.848 and
-///   0.824-0.833, 128 rows 0.945-0.959 against 0.924-0.935 (64 MiB). At 16 MiB the standard
-///   tiles were ahead (1-byte 224 rows 0.984-1.027 against 0.884-0.940).
+/// Walking down (tenth session), the two were level or the large tiles up to 0.01 ahead on these
+/// (1-byte 16384^2 0.929-0.946 against 0.936-0.943, 8192 x 32768 0.947-0.950 against
+/// 0.940-0.948; 2-byte 16384 x 8192 0.937-0.943 against 0.931-0.939; 8-byte 8192^2 0.960-0.970
+/// against 0.955-0.970), and tall ones, still walked across, keep the gain (1-byte 32768 x 8192
+/// 0.940-0.956 against 0.928-0.931).
 /// Other matrices keep the tiles above: from 128 to 144 MiB with many rows the two were level
 /// or the large ones behind (1-byte 16384 x 8192, 12288^2, 16416 x 8192; 8-byte 4096^2; 2-byte
 /// 8192^2 was 0.007 ahead), at 64 MiB and below the large ones behind (1-byte 4096^2 0.79-0.88
-/// against 0.81-1.03), and on matrices of a few hundred or thousand rows either could be far
-/// ahead (1-byte 128 x 1048592 0.732-0.740 against 0.964-0.970, 288 x 466048 0.696-0.705
-/// against 0.732-0.735, 416 x 322656 0.833-0.849 against 0.707-0.716; 8-byte 100 x 167776
-/// 0.815-0.819 against 0.938-0.946). For 4-byte elements 128 x 128-, 128 x 256-, 64 x 128- and
-/// 64 x 512-byte tiles were level with the 64 x 256-byte ones; 64-byte tile rows are ruled out
-/// by the swizzle (shared_tile_transpose.cuh).
+/// against 0.81-1.03). Walking down, matrices whose rows fit one large tile row also run faster
+/// with the standard tiles (1-byte 160-224 rows 0.865-0.997 against 0.796-0.939, 2-byte 80, 96
+/// rows 0.940-1.041 against 0.912-1.012, 64 and 512 MiB), except 1-byte 256 rows and 2-byte 112
+/// rows at 512 MiB (0.935 against 0.951, 0.925 against 0.932), so the rule that gave them the
+/// large tiles (91d4428) is gone. For 4-byte elements 128 x 128-, 128 x 256-, 64 x 128- and 64 x
+/// 512-byte tiles were level with the 64 x 256-byte ones; 64-byte tile rows are ruled out by the
+/// swizzle (shared_tile_transpose.cuh).
 constexpr std::int64_t copy_tuned_large_bytes = std::int64_t{1} << 28;
 constexpr std::int64_t copy_tuned_large_rows = 8192;
-constexpr std::int64_t copy_tuned_one_row_bytes = std::int64_t{1} << 26;
 template <int E>
 struct copy_tuned_large {
   using policy = copy_tuned_policy<E>;

@@ -37,25 +37,15 @@ copy_kernel choose_for(const copy_args& a) {
   return E == 16 ? copy_kernel::sectors : copy_kernel::unaligned;
 }
 
-/// The large tiles for matrices of at least copy_tuned_large_bytes and copy_tuned_large_rows
-/// rows, and where they are taller than the standard ones, for matrices of at least
-/// copy_tuned_one_row_bytes whose rows fill one large tile row but not one standard one
+/// The large tiles for matrices of at least copy_tuned_large_bytes and copy_tuned_large_rows rows
 /// (copy_transpose_policy.hpp says why).
 template <int E>
 tuned_tiles choose_tiles_for(const copy_args& a) {
-  using standard = copy_tuned_policy<E>;
-  using large = typename copy_tuned_large<E>::policy;
-  if constexpr (std::is_same_v<large, standard>) {
-    return tuned_tiles::standard;
-  } else {
-    const std::int64_t bytes = a.rows * a.cols * E;
-    if (a.rows >= copy_tuned_large_rows && bytes >= copy_tuned_large_bytes)
-      return tuned_tiles::large;
-    const bool one_large_row = large::tile_rows > standard::tile_rows &&
-                               a.rows > standard::tile_rows && a.rows <= large::tile_rows;
-    return one_large_row && bytes >= copy_tuned_one_row_bytes ? tuned_tiles::large
-                                                              : tuned_tiles::standard;
-  }
+  const bool large =
+      a.rows >= copy_tuned_large_rows && a.rows * a.cols * E >= copy_tuned_large_bytes;
+  return large && !std::is_same_v<typename copy_tuned_large<E>::policy, copy_tuned_policy<E>>
+             ? tuned_tiles::large
+             : tuned_tiles::standard;
 }
 
 template <int E>

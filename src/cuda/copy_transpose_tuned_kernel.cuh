@@ -1,6 +1,7 @@
 // The copy_tuned kernel template (instantiated per element size and policy by
 // copy_transpose_tuned.cu and, with candidate policies, by scripts/device_tune_policies.cu):
-// one block per tile, grid-stride over the tiles of all matrices of the batch; the tile pieces
+// one block per tile, grid-stride over the tiles of all matrices of the batch, each matrix's
+// tiles in the order tiles_walk_down picks (copy_transpose_launch.hpp); the tile pieces
 // are shared_tile_transpose.cuh. Pointers are element-aligned; `src_aligned` / `dst_aligned`
 // say whether every row starts on 16 bytes (then all tiles take the vector paths).
 #pragma once
@@ -24,11 +25,14 @@ __global__ void __launch_bounds__(Policy::threads, Policy::min_blocks)
   using tile_t = shared_tile_transpose<E, Policy::tile_rows, Policy::tile_bytes, Policy::threads>;
   __shared__ __align__(16) unsigned char tile[tile_t::bytes];
   const std::int64_t tiles_per_matrix = tiles_down * tiles_across;
+  const bool walk_down = tiles_walk_down(rows, cols);
   for (std::int64_t t = blockIdx.x; t < total_tiles; t += gridDim.x) {
     const std::int64_t b = t / tiles_per_matrix;
     const std::int64_t in_matrix = t - b * tiles_per_matrix;
-    const std::int64_t r0 = (in_matrix / tiles_across) * Policy::tile_rows;
-    const std::int64_t c0 = (in_matrix % tiles_across) * tile_t::tile_cols;
+    const std::int64_t row_tile = walk_down ? in_matrix % tiles_down : in_matrix / tiles_across;
+    const std::int64_t col_tile = walk_down ? in_matrix / tiles_down : in_matrix % tiles_across;
+    const std::int64_t r0 = row_tile * Policy::tile_rows;
+    const std::int64_t c0 = col_tile * tile_t::tile_cols;
     const int valid_rows =
         static_cast<int>(rows - r0 < Policy::tile_rows ? rows - r0 : Policy::tile_rows);
     const int valid_cols =

@@ -9,6 +9,7 @@
 #include <thread>
 #include <vector>
 
+#include "cuda/copy_transpose_launch.hpp"
 #include "cuda/copy_transpose_policy.hpp"
 #include "gpu_test_util.hpp"
 #include "xpose/error.hpp"
@@ -149,15 +150,20 @@ TEST(GpuCopyTranspose, LargeMatrixTilesCutByTheEdges) {
   check_copy({8193, 4105, 8, 4106, 8196}, route::copy_tuned, 98);
 }
 
-// Matrices of 1- and 2-byte elements of at least copy_tuned_one_row_bytes whose rows fill one
-// large tile row but not one standard one take the large tiles too: rows and columns cut.
-TEST(GpuCopyTranspose, OneLargeTileRowCutByTheEdges) {
+// copy_tuned's tiles walked down the column strips (rows <= 2 x cols, tiles_walk_down) and
+// across the tile rows, on both sides of that line; short, wide matrices of a few tile rows
+// (walked down) with tiles cut by the edges, padded destination rows and a batch.
+TEST(GpuCopyTranspose, TilesWalkedDownAndAcross) {
   XPOSE_REQUIRE_GPU();
-  using detail::cuda::copy_tuned_one_row_bytes;
-  static_assert(std::int64_t{200} * 350000 >= copy_tuned_one_row_bytes);
-  static_assert(std::int64_t{100} * 350000 * 2 >= copy_tuned_one_row_bytes);
-  check_copy({200, 350000, 1, 0, 224}, route::copy_tuned, 99);
-  check_copy({100, 350000, 2, 0, 112}, route::copy_tuned, 100);
+  static_assert(detail::cuda::tiles_walk_down(1216, 608) &&
+                !detail::cuda::tiles_walk_down(1248, 608));
+  for (std::size_t e : {1, 2, 4, 8, 16}) {
+    check_copy({1216, 608, e}, route::copy_tuned, 99 + e);
+    check_copy({1248, 608, e}, route::copy_tuned, 100 + e);
+    const std::int64_t cols = 300000 / static_cast<std::int64_t>(e);
+    check_copy({200, cols, e, 0, 224}, route::copy_tuned, 101 + e);
+    check_copy({416, cols / 4 + 1, e, 0, 0, 3}, route::copy_tuned, 102 + e);
+  }
 }
 
 TEST(GpuCopyTranspose, LargerOddAndSkinnyShapesEveryVariant) {

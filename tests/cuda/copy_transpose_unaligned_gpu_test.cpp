@@ -156,8 +156,9 @@ TEST(GpuCopyUnaligned, BatchedWithStrides) {
   }
 }
 
-// Grid y and z stop at 65535: the kernels loop over the tile rows and matrices past them.
-TEST(GpuCopyUnaligned, MoreTileRowsAndMatricesThanTheGrid) {
+// Grid y and z stop at 65535: the kernels loop over the tile rows (tall matrices, walked across)
+// or the column strips (wide ones, walked down; tiles_walk_down) and the matrices past them.
+TEST(GpuCopyUnaligned, MoreTileRowsColumnStripsAndMatricesThanTheGrid) {
   XPOSE_REQUIRE_GPU();
   using namespace xpose::detail::cuda;
   constexpr std::int64_t unaligned_tile_rows = copy_unaligned_policy<4>::row_blocks * (16 / 4);
@@ -165,12 +166,27 @@ TEST(GpuCopyUnaligned, MoreTileRowsAndMatricesThanTheGrid) {
   constexpr std::int64_t sectors_tile_rows = copy_sectors_policy<16>::tile_rows;
   constexpr std::int64_t any_size_3_tile_rows = copy_any_size_policy<3>::tile_rows;
   constexpr std::int64_t any_size_9_tile_rows = copy_any_size_policy<9>::tile_rows;
+  static_assert(!tiles_walk_down(65535 * sectors_tile_rows, 3), "tall: walked across");
   check_unaligned({65535 * unaligned_tile_rows + 45, 3, 4}, 501);
   check_unaligned({65535 * unaligned_8_tile_rows + 45, 3, 8}, 504);
   check_unaligned({65535 * sectors_tile_rows + 45, 3, 16}, 502);
   check_unaligned({65535 * any_size_3_tile_rows + 45, 3, 3}, 505);
   check_unaligned({65535 * any_size_9_tile_rows + 45, 3, 9}, 506);
-  for (int e : unaligned_element_sizes) check_unaligned({3, 5, e, 0, 0, 65535 + 9}, 503 + e);
+  constexpr std::int64_t unaligned_tile_cols = copy_unaligned_policy<4>::tile_bytes / 4;
+  constexpr std::int64_t unaligned_8_tile_cols = copy_unaligned_policy<8>::tile_bytes / 8;
+  constexpr std::int64_t sectors_tile_cols = copy_sectors_policy<16>::tile_cols;
+  constexpr std::int64_t any_size_3_tile_cols = copy_any_size_policy<3>::tile_bytes / 3;
+  constexpr std::int64_t any_size_9_tile_cols = copy_any_size_policy<9>::tile_bytes / 9;
+  static_assert(tiles_walk_down(3, 65535 * sectors_tile_cols), "wide: walked down");
+  check_unaligned({3, 65535 * unaligned_tile_cols + 45, 4}, 507);
+  check_unaligned({3, 65535 * unaligned_8_tile_cols + 45, 8}, 508);
+  check_unaligned({3, 65535 * sectors_tile_cols + 45, 16}, 509);
+  check_unaligned({3, 65535 * any_size_3_tile_cols + 45, 3}, 510);
+  check_unaligned({3, 65535 * any_size_9_tile_cols + 45, 9}, 511);
+  for (int e : unaligned_element_sizes) {
+    check_unaligned({3, 5, e, 0, 0, 65535 + 9}, 503 + e);   // walked down
+    check_unaligned({11, 5, e, 0, 0, 65535 + 9}, 603 + e);  // walked across
+  }
 }
 
 TEST(GpuCopyUnaligned, RandomShapes) {

@@ -85,7 +85,8 @@ std::vector<bench_case> default_cuda_cases() {
          {32, 4000000, elem},
          {4000000, 32, elem}});
   // 256 MiB of 1- and 2-byte elements: copy_tuned's large tiles (from 256 MiB and 8192 rows),
-  // copy_unaligned on odd shapes; short, wide ones in one standard tile row, and in one large one.
+  // copy_unaligned on odd shapes; short, wide ones in one tile row. Short, wide matrices of a
+  // few tile rows, aligned and odd (tiles walked down, tiles_walk_down).
   add(cases, "cuda out-of-place copy_tuned", cuda, false, route::copy_tuned,
       {{16384, 16384, 1},
        {16383, 16385, 1},
@@ -94,7 +95,15 @@ std::vector<bench_case> default_cuda_cases() {
        {128, 4000000, 1},
        {64, 4000000, 2},
        {224, 1000000, 1},
-       {96, 1000000, 2}});
+       {96, 1000000, 2},
+       {160, 1000000, 1},
+       {416, 400000, 1},
+       {417, 400001, 1},
+       {208, 400000, 2},
+       {209, 400001, 2},
+       {81, 414001, 4},
+       {81, 207001, 8},
+       {41, 204001, 16}});
   // The narrowest skinny shapes, and element sizes that are not powers of two: copy_any_size
   // (3 to 15 bytes) on odd and square shapes and tall ones of wide rows, skinny_any_size on
   // skinny shapes (2 to 64 rows or columns), the super-element kernel on aligned 12-byte rows.
