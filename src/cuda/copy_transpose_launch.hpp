@@ -136,16 +136,23 @@ void with_any_size(std::size_t elem_bytes, const char* kernel, F&& f) {
                                               " is not 3 to 15 bytes and not a power of two");
   }
 }
-/// skinny_any_size: skinny matrices (a side of at most skinny_any_size_max_side) of elements
+/// skinny_any_size: skinny matrices (a side of at most skinny_any_size_max_side, or wide ones of
+/// up to skinny_any_size_wide_max_rows rows) of elements
 /// copy_any_size takes, in slabs of about `slab_bytes` of the long side (the default is the tuned
 /// size; tests and sweeps pass others) that the blocks resident on the device loop over; a is in
 /// elements of `elem_bytes`.
 /// skinny_any_size_chosen: the out-of-place dispatch runs it (elements of `word_bytes` words)
 /// for wide shapes of at most skinny_any_size_max_side rows and tall ones of at most as many
 /// columns and skinny_any_size_tall_row_bytes bytes a row, unless the super-element kernel's
-/// aligned chunks apply (super_elements_aligned) and the short side has 32 elements or more.
+/// aligned chunks apply (super_elements_aligned) and the short side has 32 elements or more;
+/// and for wide shapes of more rows whose destination rows are at most
+/// skinny_any_size_wide_row_bytes, where copy_any_size's tiles would be less than 4/5 full and
+/// the super-element kernel's aligned chunks do not apply. The launcher takes wide shapes of up
+/// to skinny_any_size_wide_max_rows rows (3-byte elements in rows of that many bytes).
 constexpr std::int64_t skinny_any_size_max_side = 64;
 constexpr std::int64_t skinny_any_size_tall_row_bytes = 384;
+constexpr std::int64_t skinny_any_size_wide_row_bytes = 1024;
+constexpr std::int64_t skinny_any_size_wide_max_rows = skinny_any_size_wide_row_bytes / 3;
 constexpr int skinny_any_size_slab_bytes = 24 * 1024;
 bool skinny_any_size_chosen(const copy_args& a, std::size_t elem_bytes, int word_bytes);
 /// Whether elements of several words of `word_bytes` (4 or more) sit in rows that start on 16

@@ -46,7 +46,7 @@ namespace xpose::detail::cuda {
 /// Threads per block (512 measured no faster, run 6 of the seventh session).
 constexpr int skinny_any_size_threads = 256;
 /// Bytes before a wide source slab's rows: the table of the rows' first bytes.
-constexpr int wide_row_table = 4 * static_cast<int>(skinny_any_size_max_side);
+constexpr int wide_row_table = (4 * static_cast<int>(skinny_any_size_wide_max_rows) + 15) / 16 * 16;
 
 /// Step 2's element moves for E-byte elements.
 template <int E>
@@ -195,11 +195,11 @@ __device__ __forceinline__ void pipeline_slabs(std::int64_t total_slabs, unsigne
   }
 }
 
-/// Wide slabs: `rows` (the short side, at most skinny_any_size_max_side) x slab_cols columns per
-/// slab. Shared memory holds two source slabs of `buffer_bytes`, each a table of where the rows'
-/// first bytes lie (wide_row_table bytes) and row r's covering chunks from byte wide_row_table +
-/// r * pitch + 16 * (r / 4), then from byte staging_at the destination slab (one run). Sizes in
-/// elements, strides in bytes.
+/// Wide slabs: `rows` (the short side, at most skinny_any_size_wide_max_rows) x slab_cols columns
+/// per slab. Shared memory holds two source slabs of `buffer_bytes`, each a table of where the
+/// rows' first bytes lie (wide_row_table bytes) and row r's covering chunks from byte
+/// wide_row_table + r * pitch + 16 * (r / 4), then from byte staging_at the destination slab (one
+/// run). Sizes in elements, strides in bytes.
 template <int E>
 __global__ void __launch_bounds__(skinny_any_size_threads)
     skinny_wide_any_size_kernel(const unsigned char* __restrict__ src,
@@ -218,9 +218,8 @@ __global__ void __launch_bounds__(skinny_any_size_threads)
     const unsigned char* s = src + p.matrix * src_stride + p.first * E;
     const unsigned char* end = src + p.matrix * src_stride + (rows - 1) * lda + cols * E;
     const int row_bytes = p.valid * E;
-    if (threadIdx.x < rows)
-      reinterpret_cast<int*>(buffer)[threadIdx.x] =
-          row_start(threadIdx.x) + misalignment(s + threadIdx.x * lda);
+    for (int r = threadIdx.x; r < rows; r += threads)
+      reinterpret_cast<int*>(buffer)[r] = row_start(r) + misalignment(s + r * lda);
     for (split_index rj(threadIdx.x, threads, pitch / 16); rj.major < rows; rj.advance()) {
       const unsigned char* row = s + rj.major * lda;
       const int shift = misalignment(row);

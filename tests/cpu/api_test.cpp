@@ -226,6 +226,14 @@ TEST(Plans, DescribeNamesTheGpuKernel) {
               std::string::npos)
         << line;
   }
+  // Short, wide ones past 64 rows: skinny_any_size's wide slabs where copy_any_size's tiles would
+  // be less than 4/5 full and the destination rows have at most 1024 bytes.
+  EXPECT_NE(kernel_line(xpose::plan_copy(dense(100, 100000, 3), 0, 0, gpu)).find("skinny_any_size"),
+            std::string::npos);
+  EXPECT_NE(kernel_line(xpose::plan_copy(dense(120, 100000, 3), 0, 0, gpu)).find("copy_any_size"),
+            std::string::npos);
+  EXPECT_NE(kernel_line(xpose::plan_copy(dense(100, 100000, 11), 0, 0, gpu)).find("copy_any_size"),
+            std::string::npos);
   // 12-byte rows on 16 / 32 bytes: the super-element kernel's aligned chunks at execute.
   const std::string aligned_twelve =
       kernel_line(xpose::plan_copy(dense(8192, 8192, 12), 0, 0, gpu));

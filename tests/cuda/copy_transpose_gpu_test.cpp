@@ -240,9 +240,34 @@ TEST(GpuCopyTranspose, SuperElementsOn16ByteRowsSmallSanitizerShapes) {
 
 // skinny_any_size takes wide shapes of at most 64 rows and tall ones of at most 64 columns in
 // rows of at most 384 bytes, copy_any_size other shapes with at least its tile's rows (64 for
-// 3-6 bytes, 32 above): both sides of each boundary, with and without padded rows.
+// 3-6 bytes, 32 above): both sides of each boundary, with and without padded rows. Wide shapes
+// of more rows take the wide slabs when copy_any_size's tiles would be less than 4/5 full and
+// the destination rows have at most 1024 bytes: both sides of those lines too.
 TEST(GpuCopyTranspose, AnySizeDispatchBoundaries) {
   XPOSE_REQUIRE_GPU();
+  using detail::cuda::copy_args, detail::cuda::skinny_any_size_chosen;
+  const auto wide = [](std::int64_t rows, std::int64_t cols) {
+    copy_args a;
+    a.rows = rows;
+    a.cols = cols;
+    a.lda = cols;
+    a.ldb = rows;
+    a.src_stride = a.dst_stride = rows * cols;
+    return a;
+  };
+  EXPECT_TRUE(skinny_any_size_chosen(wide(65, 5001), 3, 1));    // tiles 65 / 128 full
+  EXPECT_FALSE(skinny_any_size_chosen(wide(103, 5001), 3, 1));  // 103 / 128
+  EXPECT_TRUE(skinny_any_size_chosen(wide(102, 5001), 3, 1));   // 102 / 128
+  EXPECT_TRUE(skinny_any_size_chosen(wide(204, 5001), 3, 1));   // 204 / 256
+  EXPECT_FALSE(skinny_any_size_chosen(wide(205, 5001), 3, 1));  // 205 / 256
+  EXPECT_TRUE(skinny_any_size_chosen(wide(68, 5001), 15, 1));   // 1020 bytes, 68 / 96
+  EXPECT_FALSE(skinny_any_size_chosen(wide(5001, 200), 3, 1));  // tall
+  EXPECT_FALSE(skinny_any_size_chosen(wide(69, 5001), 15, 1));  // 1035 bytes
+  for (std::size_t e : {3, 15})
+    for (std::int64_t rows : {65, 68, 69, 102, 103, 204, 205}) {
+      check_copy({rows, 5001, e}, route::automatic, 81 + e + rows);
+      check_copy({rows, 4003, e, 4007, rows + 2, 2}, route::automatic, 82 + e + rows);
+    }
   for (std::size_t e : {3, 5, 6, 7, 9, 12, 15}) {
     for (std::int64_t rows : {31, 32, 63, 64, 65})
       for (std::int64_t cols : {1, 200, 3000}) {

@@ -237,6 +237,23 @@ TEST(GpuCopySkinnyAnySize, EveryShortSideUpTo64) {
       }
 }
 
+// Wide slabs of more rows than the skinny shapes (up to skinny_any_size_wide_max_rows, the
+// dispatch's short, wide matrices past 64 rows): row counts on and off multiples of 4, several
+// slabs a matrix, padded and misaligned rows, a batch.
+TEST(GpuCopySkinnyAnySize, WideSlabsOfMoreRows) {
+  XPOSE_REQUIRE_GPU();
+  using xpose::detail::cuda::skinny_any_size_wide_max_rows;
+  for (int e : any_size_element_sizes)
+    for (std::int64_t rows : {std::int64_t{65}, std::int64_t{100}, std::int64_t{139},
+                              std::int64_t{257}, skinny_any_size_wide_max_rows}) {
+      check_unaligned(skinny(rows, 3001, e, 4000), rows * 3 + e);
+      unaligned_case padded{
+          rows, 2003, e, 2011, rows + 3, 2, 2011 * rows + 5, 2003 * (rows + 3) + 7, 5, 11};
+      padded.skinny_slab_bytes = xpose::detail::cuda::skinny_any_size_slab_bytes;
+      check_unaligned(padded, rows * 5 + e);
+    }
+}
+
 TEST(GpuCopySkinnyAnySize, SlabSizes) {
   XPOSE_REQUIRE_GPU();
   for (int e : {3, 7, 12, 15})

@@ -124,6 +124,9 @@ std::vector<bench_case> default_cuda_cases() {
   for (const std::size_t elem : {3, 7, 15})
     add(cases, "cuda out-of-place copy_tuned", cuda, false, route::copy_tuned,
         {{64, 1000000, elem}, {1000000, 64, elem}});
+  // Short, wide ones just past the skinny shapes: skinny_any_size's wide slabs.
+  add(cases, "cuda out-of-place copy_tuned", cuda, false, route::copy_tuned,
+      {{65, 688297, 3}, {100, 268435, 5}, {68, 131587, 15}});
   for (const std::size_t elem : {3, 5, 6, 7, 9, 10, 11, 12, 13, 14, 15})
     add(cases, "cuda out-of-place copy_tuned", cuda, false, route::copy_tuned,
         {{6001, 7001, elem}});
