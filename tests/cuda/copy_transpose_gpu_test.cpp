@@ -150,6 +150,44 @@ TEST(GpuCopyTranspose, LargeMatrixTilesCutByTheEdges) {
   check_copy({8193, 4105, 8, 4106, 8196}, route::copy_tuned, 98);
 }
 
+// Fewer rows than copy_tuned's tile: the tiles of the kernel that would run when they are at
+// least 3/5 (copy_tuned) or 17/20 (copy_unaligned, copy_sectors) full, else the skinny slabs;
+// both sides of each line, dense and in a padded batch.
+TEST(GpuCopyTranspose, RowsBelowATileTakeTheTilesWhenFullEnough) {
+  XPOSE_REQUIRE_GPU();
+  using detail::cuda::choose_copy_kernel, detail::cuda::copy_kernel;
+  const auto dense = [](std::int64_t rows, std::int64_t cols) {
+    detail::cuda::copy_args a;
+    a.rows = rows;
+    a.cols = cols;
+    a.lda = cols;
+    a.ldb = rows;
+    a.src_stride = a.dst_stride = rows * cols;
+    return a;
+  };
+  struct line_case {
+    std::int64_t rows, cols;
+    int e;
+    copy_kernel expected;
+  };
+  const line_case cases[] = {
+      {64, 3008, 1, copy_kernel::skinny},  {96, 3008, 1, copy_kernel::tuned},
+      {32, 3008, 2, copy_kernel::skinny},  {48, 3008, 2, copy_kernel::tuned},
+      {32, 3008, 4, copy_kernel::skinny},  {40, 3008, 4, copy_kernel::tuned},
+      {47, 3001, 4, copy_kernel::skinny},  {48, 3001, 4, copy_kernel::unaligned},
+      {50, 3001, 8, copy_kernel::skinny},  {51, 3001, 8, copy_kernel::unaligned},
+      {16, 3008, 16, copy_kernel::skinny}, {20, 3008, 16, copy_kernel::tuned},
+      {27, 3001, 16, copy_kernel::skinny}, {29, 3001, 16, copy_kernel::sectors},
+  };
+  for (const line_case& c : cases) {
+    EXPECT_EQ(choose_copy_kernel(dense(c.rows, c.cols), c.e), c.expected)
+        << c.rows << " x " << c.cols << " x " << c.e;
+    const auto e = static_cast<std::size_t>(c.e);
+    check_copy({c.rows, c.cols, e}, route::copy_tuned, 111 + c.rows + e);
+    check_copy({c.rows, c.cols, e, c.cols + 2, c.rows + 2, 3}, route::copy_tuned, 112 + c.rows + e);
+  }
+}
+
 // copy_tuned's tiles walked down the column strips (rows <= 2 x cols, tiles_walk_down) and
 // across the tile rows, on both sides of that line; short, wide matrices of a few tile rows
 // (walked down) with tiles cut by the edges, padded destination rows and a batch.

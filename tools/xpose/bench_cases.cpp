@@ -104,6 +104,9 @@ std::vector<bench_case> default_cuda_cases() {
        {81, 414001, 4},
        {81, 207001, 8},
        {41, 204001, 16}});
+  // Fewer rows than copy_tuned's tile, in tiles full enough (else the slabs).
+  add(cases, "cuda out-of-place copy_tuned", cuda, false, route::copy_tuned,
+      {{96, 1400000, 1}, {48, 1400001, 2}, {48, 700000, 4}, {24, 350001, 16}});
   // The narrowest skinny shapes, and element sizes that are not powers of two: copy_any_size
   // (3 to 15 bytes) on odd and square shapes and tall ones of wide rows, skinny_any_size on
   // skinny shapes (2 to 64 rows or columns), the super-element kernel on aligned 12-byte rows.
