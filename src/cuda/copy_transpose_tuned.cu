@@ -32,16 +32,16 @@ constexpr int tile_height(copy_kernel k) {
 /// the tiles of the kernel that would run are at least 3/5 (copy_tuned) or 17/20 (the others)
 /// full: 128 MiB short, wide matrices, x copy, tiles against slabs (tenth session), copy_tuned
 /// 1-byte 96 rows 0.91-0.92 against 0.67, 2-byte 48 rows 0.97 against 0.81, 4-byte 40 rows
-/// 0.97-0.98 against 0.85, 16-byte 20 rows 0.99 against 0.84, but 2-byte 32 rows (1/2 full)
-/// 0.37 against 0.76; copy_unaligned 2-byte 48 rows 0.89 against 0.71, 4-byte 48 rows 0.95
-/// against 0.75, 8-byte 56 rows 0.99 against 0.88, but 2-byte 40 rows (5/6 full) 0.71 against
-/// 0.75-0.83 and 8-byte 42 rows (7/10) 0.86 against 0.90-0.95. copy_tuned takes source rows on 16
-/// bytes and destination rows on 32 bytes; everything else (odd dimensions, and e.g. 1-byte 8208 x
-/// 8176 or 16-byte 4095 x 4097 whose destination rows start mid-sector) goes to a kernel that
-/// writes whole 32-byte sectors: copy_unaligned (16-byte accesses, rows shifted in registers) for
-/// 1-, 2-, 4- and 8-byte elements, copy_sectors (one element per lane) for 16-byte ones, whose rows
-/// always start on 16 bytes. Ratios to a copy on the H100 (scripts/device_tune_policies.cu
-/// --odd-only, 2026-11-23; the rows below a tile, tenth session): see docs/performance.md.
+/// 0.97-0.98 against 0.85, 16-byte 20 rows 0.99 against 0.84; copy_unaligned 2-byte 48 rows 0.89
+/// against 0.71, 4-byte 48 rows 0.95 against 0.75, 8-byte 56 rows 0.99 against 0.88, but 2-byte 40
+/// rows (5/6 full) 0.71 against 0.75-0.83 and 8-byte 42 rows (7/10) 0.86 against 0.90-0.95.
+/// copy_tuned takes source rows on 16 bytes and destination rows on 32 bytes; everything else (odd
+/// dimensions, and e.g. 1-byte 8208 x 8176 or 16-byte 4095 x 4097 whose destination rows start
+/// mid-sector) goes to a kernel that writes whole 32-byte sectors: copy_unaligned (16-byte
+/// accesses, rows shifted in registers) for 1-, 2-, 4- and 8-byte elements, copy_sectors (one
+/// element per lane) for 16-byte ones, whose rows always start on 16 bytes. Ratios to a copy on the
+/// H100 (odd shapes: scripts/device_tune_policies.cu --odd-only, 2026-11-23): see
+/// docs/performance.md.
 template <int E>
 copy_kernel choose_for(const copy_args& a) {
   using policy = copy_tuned_policy<E>;
