@@ -45,9 +45,15 @@ __host__ __device__ inline bool rows_aligned(const void* base, std::int64_t ld, 
 __host__ __device__ constexpr bool tiles_walk_down(std::int64_t rows, std::int64_t cols) {
   return rows <= 2 * cols;
 }
-/// What launch_copy_tuned runs: the slab kernels (a side shorter than copy_tuned_policy's tile),
-/// copy_tuned's tiles (source rows on 16 bytes, destination rows on 32), or for other rows
-/// copy_unaligned (1-, 2-, 4- and 8-byte words) or copy_sectors (16 bytes).
+/// `rows` rounded up to whole tiles of `height` rows (how full a matrix's tiles are: rows over
+/// that).
+constexpr std::int64_t rows_in_whole_tiles(std::int64_t rows, std::int64_t height) {
+  return (rows + height - 1) / height * height;
+}
+/// What launch_copy_tuned runs: the slab kernels (fewer columns than copy_tuned_policy's tile,
+/// or fewer rows and the tiles below too empty: see copy_transpose_tuned.cu), copy_tuned's tiles
+/// (source rows on 16 bytes, destination rows on 32), or for other rows copy_unaligned (1-, 2-,
+/// 4- and 8-byte words) or copy_sectors (16 bytes).
 enum class copy_kernel { skinny, tuned, unaligned, sectors };
 copy_kernel choose_copy_kernel(const copy_args& a, int word_bytes);
 /// copy_tuned: Hopper-tuned tiles, 16-byte accesses, policy per element size and matrix size;

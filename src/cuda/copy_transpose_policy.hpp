@@ -59,7 +59,8 @@ struct copy_tuned_policy<16> : tile_policy<32, 512, 256, 3> {};
 /// against 0.81-1.03). Walking down, matrices whose rows fit one large tile row also run faster
 /// with the standard tiles (1-byte 160-224 rows 0.865-0.997 against 0.796-0.939, 2-byte 80, 96
 /// rows 0.940-1.041 against 0.912-1.012, 64 and 512 MiB), except 1-byte 256 rows and 2-byte 112
-/// rows at 512 MiB (0.935 against 0.951, 0.925 against 0.932), so the rule that gave them the
+/// rows at 512 MiB (0.935 against 0.951, 0.925 against 0.932; 2-byte 128 rows level), so the
+/// rule that gave them the
 /// large tiles (91d4428) is gone. For 4-byte elements 128 x 128-, 128 x 256-, 64 x 128- and 64 x
 /// 512-byte tiles were level with the 64 x 256-byte ones; 64-byte tile rows are ruled out by the
 /// swizzle (shared_tile_transpose.cuh).
@@ -124,6 +125,9 @@ template <>
 struct copy_unaligned_policy<4> : unaligned_policy<14, 512, 512, 2> {};
 template <>
 struct copy_unaligned_policy<8> : unaligned_policy<30, 512, 512, 2> {};
+/// The rows one copy_unaligned tile owns (row blocks of 16 / E rows).
+template <int E>
+constexpr int copy_unaligned_tile_rows = copy_unaligned_policy<E>::row_blocks*(16 / E);
 
 /// copy_sectors (16-byte elements, destination rows of any alignment): R source rows x C columns
 /// per tile, THREADS per block, MIN_BLOCKS resident blocks per SM asked of ptxas. From the same

@@ -45,8 +45,13 @@ namespace xpose::detail::cuda {
 
 /// Threads per block (512 measured no faster, run 6 of the seventh session).
 constexpr int skinny_any_size_threads = 256;
-/// Bytes before a wide source slab's rows: the table of the rows' first bytes.
-constexpr int wide_row_table = (4 * static_cast<int>(skinny_any_size_wide_max_rows) + 15) / 16 * 16;
+/// Bytes before a wide source slab of `rows` rows: the table of the rows' first bytes, for at
+/// least skinny_any_size_max_side rows (the skinny shapes' slab sizes were tuned with that
+/// table; a table for skinny_any_size_wide_max_rows cost 3-byte 8 x 16000000 0.07 x copy).
+constexpr int wide_row_table(int rows) {
+  return 4 * (rows > skinny_any_size_max_side ? (rows + 3) / 4 * 4
+                                              : static_cast<int>(skinny_any_size_max_side));
+}
 
 /// Step 2's element moves for E-byte elements.
 template <int E>
@@ -197,22 +202,22 @@ __device__ __forceinline__ void pipeline_slabs(std::int64_t total_slabs, unsigne
 
 /// Wide slabs: `rows` (the short side, at most skinny_any_size_wide_max_rows) x slab_cols columns
 /// per slab. Shared memory holds two source slabs of `buffer_bytes`, each a table of where the
-/// rows' first bytes lie (wide_row_table bytes) and row r's covering chunks from byte
-/// wide_row_table + r * pitch + 16 * (r / 4), then from byte staging_at the destination slab (one
-/// run). Sizes in elements, strides in bytes.
+/// rows' first bytes lie (`row_table` = wide_row_table(rows) bytes) and row r's covering chunks
+/// from byte row_table + r * pitch + 16 * (r / 4), then from byte staging_at the destination slab
+/// (one run). Sizes in elements, strides in bytes.
 template <int E>
 __global__ void __launch_bounds__(skinny_any_size_threads)
     skinny_wide_any_size_kernel(const unsigned char* __restrict__ src,
                                 unsigned char* __restrict__ dst, int rows, std::int64_t cols,
                                 std::int64_t lda, std::int64_t ldb, std::int64_t src_stride,
-                                std::int64_t dst_stride, int slab_cols, int pitch, int buffer_bytes,
-                                int staging_at, std::int64_t slabs_per_matrix,
+                                std::int64_t dst_stride, int slab_cols, int row_table, int pitch,
+                                int buffer_bytes, int staging_at, std::int64_t slabs_per_matrix,
                                 std::int64_t total_slabs) {
   using elements = skinny_elements<E>;
   constexpr int threads = skinny_any_size_threads;
   extern __shared__ __align__(16) unsigned char shared[];
   unsigned char* staging = shared + staging_at;
-  const auto row_start = [&](int r) { return wide_row_table + r * pitch + 16 * (r / 4); };
+  const auto row_start = [&](int r) { return row_table + r * pitch + 16 * (r / 4); };
   const auto fetch = [&](std::int64_t t, unsigned char* buffer) {
     const slab_place p(t, slabs_per_matrix, slab_cols, cols);
     const unsigned char* s = src + p.matrix * src_stride + p.first * E;
@@ -404,7 +409,8 @@ void launch_skinny_any_size_with(const copy_args& a, int slab_bytes, cudaStream_
   constexpr int slack = 16;
   if (wide) {
     const int pitch = covering(length * E);
-    const int buffer_bytes = wide_row_table + short_side * pitch + 16 * (short_side / 4) + slack;
+    const int row_table = wide_row_table(short_side);
+    const int buffer_bytes = row_table + short_side * pitch + 16 * (short_side / 4) + slack;
     const int staging_at = 2 * buffer_bytes;
     const int shared = staging_at + (length * short_side * E + 4 * E + slack + 15) / 16 * 16;
     const auto kernel = skinny_wide_any_size_kernel<E>;
@@ -412,7 +418,7 @@ void launch_skinny_any_size_with(const copy_args& a, int slab_bytes, cudaStream_
     allow_dynamic_shared(kernel, shared, name);
     kernel<<<resident_grid(kernel, shared, total, name), skinny_any_size_threads, shared, stream>>>(
         src, dst, short_side, a.cols, a.lda * E, a.ldb * E, a.src_stride * E, a.dst_stride * E,
-        length, pitch, buffer_bytes, staging_at, per_matrix, total);
+        length, row_table, pitch, buffer_bytes, staging_at, per_matrix, total);
     check_launch(name);
   } else {
     const int src_pitch = covering(short_side * E);

@@ -2,9 +2,9 @@
 // thread", with 16-byte loads and stores and a swizzled shared-memory tile; see
 // shared_tile_transpose.cuh and copy_transpose_tuned_kernel.cuh). The launcher picks the
 // policy of the element size and, for 1-, 2- and 8-byte elements, of the matrix size
-// (copy_transpose_policy.hpp) at run time. Assumes element-aligned pointers. Skinny shapes (a
-// side shorter than copy_tuned_policy's tile) go to copy_transpose_skinny.cu, other row alignments
-// to copy_transpose_unaligned_kernel.cuh (see choose_copy_kernel).
+// (copy_transpose_policy.hpp) at run time. Assumes element-aligned pointers. Skinny shapes
+// (fewer columns than copy_tuned_policy's tile, or fewer rows and tiles too empty: choose_for)
+// go to copy_transpose_skinny.cu, other row alignments to copy_transpose_unaligned_kernel.cuh.
 #include <cstdint>
 #include <type_traits>
 
@@ -24,7 +24,7 @@ constexpr int tile_height(copy_kernel k) {
   if constexpr (E == 16)
     return copy_sectors_policy<16>::tile_rows;
   else
-    return copy_unaligned_policy<E>::row_blocks * (16 / E);
+    return copy_unaligned_tile_rows<E>;
 }
 
 /// Fewer columns than the policy's tile would leave most of each tile empty: such skinny shapes
@@ -35,6 +35,9 @@ constexpr int tile_height(copy_kernel k) {
 /// 0.97-0.98 against 0.85, 16-byte 20 rows 0.99 against 0.84; copy_unaligned 2-byte 48 rows 0.89
 /// against 0.71, 4-byte 48 rows 0.95 against 0.75, 8-byte 56 rows 0.99 against 0.88, but 2-byte 40
 /// rows (5/6 full) 0.71 against 0.75-0.83 and 8-byte 42 rows (7/10) 0.86 against 0.90-0.95.
+/// (For 1-byte elements the 17/20 never holds: copy_unaligned's tile has more rows than
+/// copy_tuned's. At and past copy_tuned's tile height the tiles run however empty; the slabs
+/// were not measured there.)
 /// copy_tuned takes source rows on 16 bytes and destination rows on 32 bytes; everything else (odd
 /// dimensions, and e.g. 1-byte 8208 x 8176 or 16-byte 4095 x 4097 whose destination rows start
 /// mid-sector) goes to a kernel that writes whole 32-byte sectors: copy_unaligned (16-byte
@@ -54,8 +57,7 @@ copy_kernel choose_for(const copy_args& a) {
                             : E == 16 ? copy_kernel::sectors
                                       : copy_kernel::unaligned;
   if (a.rows < policy::tile_rows) {
-    const std::int64_t height = tile_height<E>(tiles);
-    const std::int64_t tiled_rows = (a.rows + height - 1) / height * height;
+    const std::int64_t tiled_rows = rows_in_whole_tiles(a.rows, tile_height<E>(tiles));
     const bool full_enough =
         aligned ? 5 * a.rows >= 3 * tiled_rows : 20 * a.rows >= 17 * tiled_rows;
     if (!full_enough) return copy_kernel::skinny;

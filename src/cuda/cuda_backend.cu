@@ -140,12 +140,21 @@ std::string kernel_text(const stage& s) {
     return std::string(to_string(s.variant)) + ", the seed slides' kernel";
   switch (choose_copy_kernel(at_best, w)) {
     case copy_kernel::skinny:
-      return "skinny slabs, a side being shorter than copy_tuned's tile" + words;
-    case copy_kernel::tuned:
+      return "skinny slabs, the columns fewer than copy_tuned's tile or the rows too few to fill "
+             "the tiles enough" +
+             words;
+    case copy_kernel::tuned: {
+      copy_args off_sectors = at_best;  // what runs when the destination is not, at execute
+      off_sectors.dst = reinterpret_cast<void*>(std::uintptr_t{16});
+      const copy_kernel otherwise = choose_copy_kernel(off_sectors, w);
       return std::string(
                  "copy_tuned tiles when the source is 16-byte and the destination "
                  "32-byte aligned at execute, else ") +
-             (w == 16 ? "copy_sectors" : "copy_unaligned") + words;
+             (otherwise == copy_kernel::skinny    ? "the skinny slabs"
+              : otherwise == copy_kernel::sectors ? "copy_sectors"
+                                                  : "copy_unaligned") +
+             words;
+    }
     case copy_kernel::sectors:
       return "copy_sectors, the leading dimensions leaving rows unaligned: one element per "
              "lane, whole 32-byte destination sectors" +

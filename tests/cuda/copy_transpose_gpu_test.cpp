@@ -37,6 +37,17 @@ std::int64_t span_elements(std::int64_t batch, std::int64_t stride, std::int64_t
   return (batch - 1) * stride + (lines - 1) * ld + line_length;
 }
 
+/// Launch arguments of one dense matrix, null pointers (aligned on everything).
+detail::cuda::copy_args dense_args(std::int64_t rows, std::int64_t cols) {
+  detail::cuda::copy_args a;
+  a.rows = rows;
+  a.cols = cols;
+  a.lda = cols;
+  a.ldb = rows;
+  a.src_stride = a.dst_stride = rows * cols;
+  return a;
+}
+
 /// Runs one case with buffers large enough for it (allocated here unless given).
 void check_copy(const copy_case& c, route variant, std::uint64_t seed,
                 const device_buffer* src_buffer = nullptr,
@@ -156,15 +167,6 @@ TEST(GpuCopyTranspose, LargeMatrixTilesCutByTheEdges) {
 TEST(GpuCopyTranspose, RowsBelowATileTakeTheTilesWhenFullEnough) {
   XPOSE_REQUIRE_GPU();
   using detail::cuda::choose_copy_kernel, detail::cuda::copy_kernel;
-  const auto dense = [](std::int64_t rows, std::int64_t cols) {
-    detail::cuda::copy_args a;
-    a.rows = rows;
-    a.cols = cols;
-    a.lda = cols;
-    a.ldb = rows;
-    a.src_stride = a.dst_stride = rows * cols;
-    return a;
-  };
   struct line_case {
     std::int64_t rows, cols;
     int e;
@@ -176,11 +178,12 @@ TEST(GpuCopyTranspose, RowsBelowATileTakeTheTilesWhenFullEnough) {
       {32, 3008, 4, copy_kernel::skinny},  {40, 3008, 4, copy_kernel::tuned},
       {47, 3001, 4, copy_kernel::skinny},  {48, 3001, 4, copy_kernel::unaligned},
       {50, 3001, 8, copy_kernel::skinny},  {51, 3001, 8, copy_kernel::unaligned},
-      {16, 3008, 16, copy_kernel::skinny}, {20, 3008, 16, copy_kernel::tuned},
+      {36, 3008, 8, copy_kernel::skinny},  {40, 3008, 8, copy_kernel::tuned},
+      {18, 3008, 16, copy_kernel::skinny}, {20, 3008, 16, copy_kernel::tuned},
       {27, 3001, 16, copy_kernel::skinny}, {29, 3001, 16, copy_kernel::sectors},
   };
   for (const line_case& c : cases) {
-    EXPECT_EQ(choose_copy_kernel(dense(c.rows, c.cols), c.e), c.expected)
+    EXPECT_EQ(choose_copy_kernel(dense_args(c.rows, c.cols), c.e), c.expected)
         << c.rows << " x " << c.cols << " x " << c.e;
     const auto e = static_cast<std::size_t>(c.e);
     check_copy({c.rows, c.cols, e}, route::copy_tuned, 111 + c.rows + e);
@@ -283,24 +286,15 @@ TEST(GpuCopyTranspose, SuperElementsOn16ByteRowsSmallSanitizerShapes) {
 // the destination rows have at most 1024 bytes: both sides of those lines too.
 TEST(GpuCopyTranspose, AnySizeDispatchBoundaries) {
   XPOSE_REQUIRE_GPU();
-  using detail::cuda::copy_args, detail::cuda::skinny_any_size_chosen;
-  const auto wide = [](std::int64_t rows, std::int64_t cols) {
-    copy_args a;
-    a.rows = rows;
-    a.cols = cols;
-    a.lda = cols;
-    a.ldb = rows;
-    a.src_stride = a.dst_stride = rows * cols;
-    return a;
-  };
-  EXPECT_TRUE(skinny_any_size_chosen(wide(65, 5001), 3, 1));    // tiles 65 / 128 full
-  EXPECT_FALSE(skinny_any_size_chosen(wide(103, 5001), 3, 1));  // 103 / 128
-  EXPECT_TRUE(skinny_any_size_chosen(wide(102, 5001), 3, 1));   // 102 / 128
-  EXPECT_TRUE(skinny_any_size_chosen(wide(204, 5001), 3, 1));   // 204 / 256
-  EXPECT_FALSE(skinny_any_size_chosen(wide(205, 5001), 3, 1));  // 205 / 256
-  EXPECT_TRUE(skinny_any_size_chosen(wide(68, 5001), 15, 1));   // 1020 bytes, 68 / 96
-  EXPECT_FALSE(skinny_any_size_chosen(wide(5001, 200), 3, 1));  // tall
-  EXPECT_FALSE(skinny_any_size_chosen(wide(69, 5001), 15, 1));  // 1035 bytes
+  using detail::cuda::skinny_any_size_chosen;
+  EXPECT_TRUE(skinny_any_size_chosen(dense_args(65, 5001), 3, 1));    // tiles 65 / 128 full
+  EXPECT_FALSE(skinny_any_size_chosen(dense_args(103, 5001), 3, 1));  // 103 / 128
+  EXPECT_TRUE(skinny_any_size_chosen(dense_args(102, 5001), 3, 1));   // 102 / 128
+  EXPECT_TRUE(skinny_any_size_chosen(dense_args(204, 5001), 3, 1));   // 204 / 256
+  EXPECT_FALSE(skinny_any_size_chosen(dense_args(205, 5001), 3, 1));  // 205 / 256
+  EXPECT_TRUE(skinny_any_size_chosen(dense_args(68, 5001), 15, 1));   // 1020 bytes, 68 / 96
+  EXPECT_FALSE(skinny_any_size_chosen(dense_args(5001, 200), 3, 1));  // tall
+  EXPECT_FALSE(skinny_any_size_chosen(dense_args(69, 5001), 15, 1));  // 1035 bytes
   for (std::size_t e : {3, 15})
     for (std::int64_t rows : {65, 68, 69, 102, 103, 204, 205}) {
       check_copy({rows, 5001, e}, route::automatic, 81 + e + rows);

@@ -209,8 +209,8 @@ TEST(GpuCopyUnaligned, RandomShapes) {
   }
 }
 
-// skinny_any_size: wide (rows <= 64) and tall (cols <= 64) slabs, whole and cut, with small slabs
-// so that small matrices span many of them.
+// skinny_any_size: wide (rows <= 64; WideSlabsOfMoreRows takes more) and tall (cols <= 64) slabs,
+// whole and cut, with small slabs so that small matrices span many of them.
 constexpr int any_size_element_sizes[] = {3, 5, 6, 7, 9, 10, 11, 12, 13, 14, 15};
 
 unaligned_case skinny(std::int64_t rows, std::int64_t cols, int e, int slab_bytes) {

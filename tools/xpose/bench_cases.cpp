@@ -85,8 +85,8 @@ std::vector<bench_case> default_cuda_cases() {
          {32, 4000000, elem},
          {4000000, 32, elem}});
   // 256 MiB of 1- and 2-byte elements: copy_tuned's large tiles (from 256 MiB and 8192 rows),
-  // copy_unaligned on odd shapes; short, wide ones in one tile row. Short, wide matrices of a
-  // few tile rows, aligned and odd (tiles walked down, tiles_walk_down).
+  // copy_unaligned on odd shapes; short, wide ones of 130 to 512 MB in one to four tile rows,
+  // aligned and odd (tiles walked down, tiles_walk_down).
   add(cases, "cuda out-of-place copy_tuned", cuda, false, route::copy_tuned,
       {{16384, 16384, 1},
        {16383, 16385, 1},
