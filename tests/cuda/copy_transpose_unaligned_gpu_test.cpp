@@ -161,8 +161,8 @@ TEST(GpuCopyUnaligned, BatchedWithStrides) {
 TEST(GpuCopyUnaligned, MoreTileRowsColumnStripsAndMatricesThanTheGrid) {
   XPOSE_REQUIRE_GPU();
   using namespace xpose::detail::cuda;
-  constexpr std::int64_t unaligned_tile_rows = copy_unaligned_policy<4>::row_blocks * (16 / 4);
-  constexpr std::int64_t unaligned_8_tile_rows = copy_unaligned_policy<8>::row_blocks * (16 / 8);
+  constexpr std::int64_t unaligned_tile_rows = copy_unaligned_tile_rows<4>;
+  constexpr std::int64_t unaligned_8_tile_rows = copy_unaligned_tile_rows<8>;
   constexpr std::int64_t sectors_tile_rows = copy_sectors_policy<16>::tile_rows;
   constexpr std::int64_t any_size_3_tile_rows = copy_any_size_policy<3>::tile_rows;
   constexpr std::int64_t any_size_9_tile_rows = copy_any_size_policy<9>::tile_rows;
