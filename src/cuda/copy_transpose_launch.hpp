@@ -73,8 +73,8 @@ void launch_copy_unaligned(const copy_args& a, int word_bytes, cudaStream_t stre
 /// copy_sectors: rows of any alignment, one element per lane and whole 32-byte destination
 /// sectors; word_bytes 16. Any shape.
 void launch_copy_sectors(const copy_args& a, int word_bytes, cudaStream_t stream);
-/// Skinny matrices (a side shorter than copy_tuned_policy's tile): one block per slab of the
-/// long side.
+/// Skinny matrices (those choose_copy_kernel names skinny: fewer columns than copy_tuned_policy's
+/// tile, or fewer rows and the tiles too empty): one block per slab of the long side.
 void launch_copy_skinny(const copy_args& a, int word_bytes, cudaStream_t stream);
 /// The seed slides' progression: copy_naive, copy_shared_tiles, copy_padded_tiles,
 /// copy_multi_element.
