@@ -74,8 +74,16 @@ void launch_copy_unaligned(const copy_args& a, int word_bytes, cudaStream_t stre
 /// sectors; word_bytes 16. Any shape.
 void launch_copy_sectors(const copy_args& a, int word_bytes, cudaStream_t stream);
 /// Skinny matrices (those choose_copy_kernel names skinny: fewer columns than copy_tuned_policy's
-/// tile, or fewer rows and the tiles too empty): one block per slab of the long side.
+/// tile, or fewer rows and the tiles too empty): slabs of the whole short side times a stretch of
+/// the long side (copy_transpose_skinny.cu), plain ones (16-byte accesses where rows start on 16
+/// bytes, element accesses elsewhere) or shifted ones (aligned chunks fetched with cp.async and
+/// shifted in shared memory) as choose_skinny_slabs picks; word_bytes 1, 2, 4, 8 or 16. Any
+/// shape.
+enum class skinny_slabs { plain, shifted };
+skinny_slabs choose_skinny_slabs(const copy_args& a, int word_bytes);
 void launch_copy_skinny(const copy_args& a, int word_bytes, cudaStream_t stream);
+void launch_copy_skinny_slabs(const copy_args& a, int word_bytes, skinny_slabs slabs,
+                              cudaStream_t stream);
 /// The seed slides' progression: copy_naive, copy_shared_tiles, copy_padded_tiles,
 /// copy_multi_element.
 void launch_copy_seed_variant(const copy_args& a, int word_bytes, route variant,

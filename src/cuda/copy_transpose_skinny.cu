@@ -1,17 +1,44 @@
-// Out-of-place transposition of skinny matrices (one dimension small, the other long: the
-// AoS <-> SoA case), where a square tile would be mostly empty. One block moves a whole slab:
-//   wide (few rows R, many columns): R x CB source elements -> CB contiguous destination rows
-//     of R elements; the slab is loaded with 16-byte row loads, and the destination (dense
-//     when ldb == R) is written as one contiguous run of 16-byte stores;
-//   tall (many rows, few columns C): RB x C source elements (one contiguous run when
-//     lda == C, loaded with 16-byte loads) -> C destination row segments of RB elements,
-//     written with 16-byte stores.
-// Shared memory holds the slab with the short dimension outermost, rows padded by 16 bytes.
-// Accesses that are not 16-byte aligned, and slab edges, fall back to element accesses.
-// Grid-stride over the slabs of all matrices; 64-bit indices.
+// Out-of-place transposition of skinny matrices of 1-, 2-, 4-, 8- and 16-byte elements (one side
+// short: the AoS <-> SoA case, or fewer rows than copy_tuned's tile and the tiles too empty),
+// where a square tile would be mostly empty (DESIGN.md's skinny shapes, seed slides 001's tiles
+// stretched along the long side). A slab is the whole short side S times a stretch L of the long
+// side; two kinds, chosen per shape (choose_slabs_for):
+// Plain slabs, one per block at a time, grid-stride:
+//   wide (S rows): S x L source elements -> L contiguous destination rows of S elements; the slab
+//     is loaded with 16-byte row loads where rows start on 16 bytes (element loads elsewhere), and
+//     the destination (dense when ldb == S) is written as one contiguous run of 16-byte stores;
+//   tall (S columns): L x S source elements (one contiguous run when lda == S, loaded with
+//     16-byte loads) -> S destination row segments of L elements, written with 16-byte stores
+//     where they start on 16 bytes (element stores elsewhere).
+//   Shared memory holds the slab with the short dimension outermost, rows an odd number of
+//   16-byte chunks apart.
+// Shifted slabs: the slab scheme of skinny_any_size (copy_transpose_skinny_any_size_kernel.cuh):
+// the source fetched as the aligned 16-byte chunks that cover it with cp.async into one of two
+// source slabs while the other is moved, with step 2 made for power-of-two elements so that
+// shared memory serves it without bank conflicts:
+//   wide: a thread takes 16 bytes of one source row (two aligned chunks of its row in the source
+//     slab, shifted by the row's misalignment) and stores their 16 / E elements to the
+//     destination slab in destination order (element (r, c) at byte (c * S + r) * E); the lanes
+//     of a warp take consecutive rows, so one store instruction writes consecutive elements. The
+//     destination is written as the aligned 16-byte chunks that cover its runs.
+//   tall: the mirror: a thread gathers 16 / E elements of one column from the source slab (lanes
+//     on consecutive columns: consecutive elements) and stores them as one aligned 16-byte chunk
+//     of that column's destination row in the destination slab. A slab owns the aligned chunks
+//     of each destination row that start in its segment: the last one ends in a halo of 16 / E
+//     rows fetched after the slab, so that only the matrix's first and last rows cut a chunk.
+//   With fewer than 32 rows (columns) a warp's lanes also take consecutive chunks j, whose
+//   elements lie 16 * S bytes apart, often in the same banks; lane j starts at its chunk's element
+//   j mod (16 / E) and goes round, which spreads them.
+// The plain slabs alone (with rows 16 bytes apart in shared memory, a multiple of 128 for some S:
+// 8.8-way bank conflicts) ran on the H100 (2026-11-24, ncu and xpose bench) 1-byte 33 x 4000000
+// at 0.56 x copy, 33 x 4000001 at 0.32, 4000001 x 33 at 0.17, 2-byte 33 x 2033601 at 0.62.
+// 64-bit global index math.
 #include <cstdint>
+#include <type_traits>
 
+#include "cuda/copy_transpose_any_size_kernel.cuh"
 #include "cuda/copy_transpose_launch.hpp"
+#include "cuda/copy_transpose_skinny_any_size_kernel.cuh"
 #include "cuda/cuda_check.hpp"
 #include "cuda/shared_tile_transpose.cuh"
 
@@ -19,24 +46,43 @@ namespace xpose::detail::cuda {
 
 namespace {
 
-constexpr int skinny_threads = 256;
-constexpr int skinny_slab_bytes = 16 * 1024;
+/// Bytes from `bytes` up to a multiple of 16 that is an odd multiple (consecutive rows of slabs
+/// that far apart start in different banks).
+constexpr int odd_chunks(int bytes) {
+  const int chunks = (bytes + 15) / 16;
+  return 16 * (chunks % 2 == 1 ? chunks : chunks + 1);
+}
+
+/// Bytes from one row of a plain slab of `row_bytes` (the short side's rows) to the next: 16 more,
+/// and 16 more again where that would be a multiple of 128 (every row on the same banks: 1-byte
+/// 33 x 4000000 ran at 0.56 x copy, 0.84 with 16 more; 4000000 x 33 0.58 and 0.94). Odd numbers
+/// of chunks throughout cost 4-byte wide shapes of 3-16 rows 0.04-0.07.
+__host__ __device__ constexpr int plain_pitch(int row_bytes) {
+  return (row_bytes + 16) % 128 == 0 ? row_bytes + 32 : row_bytes + 16;
+}
+
+constexpr int plain_slab_threads = 256;
+constexpr int plain_slab_bytes = 16 * 1024;
+/// Shifted slabs of 16 KiB ran 0.01-0.1 x copy faster than 8, 12 and 32 KiB ones on most shapes
+/// (24 KiB level or behind; H100, 2026-11-24).
+constexpr int shifted_slab_bytes = 16 * 1024;
 
 __device__ bool aligned_16(const void* p) {
   return (reinterpret_cast<std::uintptr_t>(p) & 15) == 0;
 }
 
-/// Wide: rows <= skinny_max, slab of `slab_cols` columns (slab_cols * E a multiple of 16).
+/// Plain wide slabs: `rows` x slab_cols columns (slab_cols * E a multiple of 16), rows
+/// plain_pitch(slab_cols * E) bytes apart in shared memory.
 template <int E>
-__global__ void __launch_bounds__(skinny_threads)
-    copy_transpose_wide_kernel(const element_t<E>* __restrict__ src, element_t<E>* __restrict__ dst,
-                               int rows, std::int64_t cols, std::int64_t lda, std::int64_t ldb,
-                               std::int64_t src_stride, std::int64_t dst_stride, int slab_cols,
-                               std::int64_t slabs_per_matrix, std::int64_t total_slabs) {
+__global__ void __launch_bounds__(plain_slab_threads)
+    plain_wide_slab_kernel(const element_t<E>* __restrict__ src, element_t<E>* __restrict__ dst,
+                           int rows, std::int64_t cols, std::int64_t lda, std::int64_t ldb,
+                           std::int64_t src_stride, std::int64_t dst_stride, int slab_cols,
+                           std::int64_t slabs_per_matrix, std::int64_t total_slabs) {
   using element = element_t<E>;
   constexpr int P = 16 / E;
   extern __shared__ __align__(16) unsigned char slab[];
-  const int pitch = slab_cols * E + 16;
+  const int pitch = plain_pitch(slab_cols * E);
   const int chunks_per_row = slab_cols * E / 16;
   for (std::int64_t t = blockIdx.x; t < total_slabs; t += gridDim.x) {
     const std::int64_t b = t / slabs_per_matrix;
@@ -44,7 +90,7 @@ __global__ void __launch_bounds__(skinny_threads)
     const int valid_cols = static_cast<int>(cols - c0 < slab_cols ? cols - c0 : slab_cols);
     const element* s = src + b * src_stride + c0;
     element* d = dst + b * dst_stride + c0 * ldb;
-    for (int idx = threadIdx.x; idx < rows * chunks_per_row; idx += skinny_threads) {
+    for (int idx = threadIdx.x; idx < rows * chunks_per_row; idx += plain_slab_threads) {
       const int r = idx / chunks_per_row, col = (idx - r * chunks_per_row) * P;
       const element* p = s + r * lda + col;
       unsigned char* out = slab + r * pitch + col * E;
@@ -59,7 +105,7 @@ __global__ void __launch_bounds__(skinny_threads)
     const int total = valid_cols * rows;  // destination elements of this slab
     if (ldb == rows) {
       // Dense destination: elements k = c * rows + r of one contiguous run.
-      for (int k0 = threadIdx.x * P; k0 < total; k0 += skinny_threads * P) {
+      for (int k0 = threadIdx.x * P; k0 < total; k0 += plain_slab_threads * P) {
         int c = k0 / rows, r = k0 - c * rows;
         if (k0 + P <= total && aligned_16(d + k0)) {
           uint4 v;
@@ -78,7 +124,7 @@ __global__ void __launch_bounds__(skinny_threads)
         }
       }
     } else {
-      for (int k = threadIdx.x; k < total; k += skinny_threads) {
+      for (int k = threadIdx.x; k < total; k += plain_slab_threads) {
         const int c = k / rows, r = k - c * rows;
         d[c * ldb + r] = *reinterpret_cast<const element*>(slab + r * pitch + c * E);
       }
@@ -87,17 +133,18 @@ __global__ void __launch_bounds__(skinny_threads)
   }
 }
 
-/// Tall: cols <= skinny_max, slab of `slab_rows` rows (slab_rows * E a multiple of 16).
+/// Plain tall slabs: slab_rows rows (slab_rows * E a multiple of 16) x `cols`, the destination
+/// rows plain_pitch(slab_rows * E) bytes apart in shared memory.
 template <int E>
-__global__ void __launch_bounds__(skinny_threads)
-    copy_transpose_tall_kernel(const element_t<E>* __restrict__ src, element_t<E>* __restrict__ dst,
-                               std::int64_t rows, int cols, std::int64_t lda, std::int64_t ldb,
-                               std::int64_t src_stride, std::int64_t dst_stride, int slab_rows,
-                               std::int64_t slabs_per_matrix, std::int64_t total_slabs) {
+__global__ void __launch_bounds__(plain_slab_threads)
+    plain_tall_slab_kernel(const element_t<E>* __restrict__ src, element_t<E>* __restrict__ dst,
+                           std::int64_t rows, int cols, std::int64_t lda, std::int64_t ldb,
+                           std::int64_t src_stride, std::int64_t dst_stride, int slab_rows,
+                           std::int64_t slabs_per_matrix, std::int64_t total_slabs) {
   using element = element_t<E>;
   constexpr int P = 16 / E;
   extern __shared__ __align__(16) unsigned char slab[];
-  const int pitch = slab_rows * E + 16;
+  const int pitch = plain_pitch(slab_rows * E);
   const int chunks_per_row = slab_rows * E / 16;
   for (std::int64_t t = blockIdx.x; t < total_slabs; t += gridDim.x) {
     const std::int64_t b = t / slabs_per_matrix;
@@ -108,7 +155,7 @@ __global__ void __launch_bounds__(skinny_threads)
     const int total = valid_rows * cols;  // source elements of this slab
     if (lda == cols) {
       // Dense source: elements k = r * cols + c of one contiguous run.
-      for (int k0 = threadIdx.x * P; k0 < total; k0 += skinny_threads * P) {
+      for (int k0 = threadIdx.x * P; k0 < total; k0 += plain_slab_threads * P) {
         int r = k0 / cols, c = k0 - r * cols;
         if (k0 + P <= total && aligned_16(s + k0)) {
           const uint4 v = __ldcg(reinterpret_cast<const uint4*>(s + k0));
@@ -126,13 +173,13 @@ __global__ void __launch_bounds__(skinny_threads)
         }
       }
     } else {
-      for (int k = threadIdx.x; k < total; k += skinny_threads) {
+      for (int k = threadIdx.x; k < total; k += plain_slab_threads) {
         const int r = k / cols, c = k - r * cols;
         *reinterpret_cast<element*>(slab + c * pitch + r * E) = s[r * lda + c];
       }
     }
     __syncthreads();
-    for (int idx = threadIdx.x; idx < cols * chunks_per_row; idx += skinny_threads) {
+    for (int idx = threadIdx.x; idx < cols * chunks_per_row; idx += plain_slab_threads) {
       const int c = idx / chunks_per_row, row = (idx - c * chunks_per_row) * P;
       element* p = d + c * ldb + row;
       const unsigned char* in = slab + c * pitch + row * E;
@@ -147,43 +194,331 @@ __global__ void __launch_bounds__(skinny_threads)
   }
 }
 
-/// Slab length along the long dimension: about skinny_slab_bytes of data, a multiple of 16
+/// The 16 bytes `v` turned down by `bytes` (0 .. 15): byte k of the result is byte (k + bytes)
+/// mod 16 of v.
+__device__ __forceinline__ void turn_down(unsigned (&v)[4], int bytes) {
+  const uint4 both = make_uint4(v[0], v[1], v[2], v[3]);
+  shift_bytes_down<4>(both, both, bytes, v);
+}
+
+/// Element i (a compile-time constant after unrolling) of the 16 bytes `v`, stored to `to`.
+template <int E>
+__device__ __forceinline__ void store_element(unsigned char* to, const unsigned (&v)[4], int i) {
+  if constexpr (E == 1)
+    *to = static_cast<unsigned char>(v[i / 4] >> (8 * (i % 4)));
+  else if constexpr (E == 2)
+    *reinterpret_cast<unsigned short*>(to) =
+        static_cast<unsigned short>(v[i / 2] >> (16 * (i % 2)));
+  else if constexpr (E == 4)
+    *reinterpret_cast<unsigned*>(to) = v[i];
+  else if constexpr (E == 8)
+    *reinterpret_cast<uint2*>(to) = make_uint2(v[2 * i], v[2 * i + 1]);
+  else
+    *reinterpret_cast<uint4*>(to) = make_uint4(v[0], v[1], v[2], v[3]);
+}
+
+/// Element i of the 16 bytes `v` loaded from `from` (the other bytes of v kept).
+template <int E>
+__device__ __forceinline__ void load_element(const unsigned char* from, unsigned (&v)[4], int i) {
+  if constexpr (E == 1) {
+    const unsigned shift = 8 * (i % 4);
+    v[i / 4] = (v[i / 4] & ~(0xFFu << shift)) | (unsigned{*from} << shift);
+  } else if constexpr (E == 2) {
+    const unsigned shift = 16 * (i % 2);
+    v[i / 2] = (v[i / 2] & ~(0xFFFFu << shift)) |
+               (unsigned{*reinterpret_cast<const unsigned short*>(from)} << shift);
+  } else if constexpr (E == 4) {
+    v[i] = *reinterpret_cast<const unsigned*>(from);
+  } else if constexpr (E == 8) {
+    const uint2 pair = *reinterpret_cast<const uint2*>(from);
+    v[2 * i] = pair.x;
+    v[2 * i + 1] = pair.y;
+  } else {
+    const uint4 all = *reinterpret_cast<const uint4*>(from);
+    v[0] = all.x, v[1] = all.y, v[2] = all.z, v[3] = all.w;
+  }
+}
+
+/// Wide slabs: `rows` (the short side) x slab_cols columns per slab. Shared memory holds two
+/// source slabs of `buffer_bytes`, row r's covering chunks from byte r * pitch (pitch / 16 odd:
+/// consecutive rows' chunks j in different banks), then from byte staging_at the destination
+/// slab. Sizes in elements, strides in bytes.
+template <int E>
+__global__ void __launch_bounds__(skinny_any_size_threads)
+    shifted_wide_slab_kernel(const unsigned char* __restrict__ src, unsigned char* __restrict__ dst,
+                             int rows, std::int64_t cols, std::int64_t lda, std::int64_t ldb,
+                             std::int64_t src_stride, std::int64_t dst_stride, int slab_cols,
+                             int pitch, int buffer_bytes, int staging_at,
+                             std::int64_t slabs_per_matrix, std::int64_t total_slabs) {
+  constexpr int threads = skinny_any_size_threads;
+  constexpr int per_chunk = 16 / E;
+  extern __shared__ __align__(16) unsigned char shared[];
+  unsigned char* staging = shared + staging_at;
+  const auto fetch = [&](std::int64_t t, unsigned char* buffer) {
+    const slab_place p(t, slabs_per_matrix, slab_cols, cols);
+    const unsigned char* s = src + p.matrix * src_stride + p.first * E;
+    const unsigned char* end = src + p.matrix * src_stride + (rows - 1) * lda + cols * E;
+    const int row_bytes = p.valid * E;
+    for (split_index rj(threadIdx.x, threads, pitch / 16); rj.major < rows; rj.advance()) {
+      const unsigned char* row = s + rj.major * lda;
+      const int shift = misalignment(row);
+      if (16 * rj.minor < shift + row_bytes)
+        fetch_chunk(buffer + rj.major * pitch + 16 * rj.minor, row - shift + 16 * rj.minor, end);
+    }
+  };
+  const auto move = [&](std::int64_t t, const unsigned char* slab) {
+    const slab_place p(t, slabs_per_matrix, slab_cols, cols);
+    const auto s_low = static_cast<unsigned>(
+        reinterpret_cast<std::uintptr_t>(src + p.matrix * src_stride + p.first * E));
+    const auto lda_low = static_cast<unsigned>(lda);
+    // 2. Chunk j of row r (its elements c = j * per_chunk + i) to the destination slab.
+    const int chunks = (p.valid * E + 15) / 16;
+    const int column_bytes = rows * E;
+    const auto chunks_to_columns = [&](auto turned) {
+      for (split_index jr(threadIdx.x, threads, rows); jr.major < chunks; jr.advance()) {
+        const int j = jr.major, r = jr.minor;
+        const unsigned char* at = slab + r * pitch + 16 * j;
+        unsigned v[4];
+        shift_bytes_down<4>(*reinterpret_cast<const uint4*>(at),
+                            *reinterpret_cast<const uint4*>(at + 16),
+                            static_cast<int>((s_low + r * lda_low) & 15), v);
+        const unsigned first = decltype(turned)::value ? static_cast<unsigned>(j) % per_chunk : 0;
+        turn_down(v, static_cast<int>(first) * E);
+        unsigned char* column_zero = staging + (j * per_chunk * rows + r) * E;
+#pragma unroll
+        for (int i = 0; i < per_chunk; ++i)
+          store_element<E>(column_zero + ((first + i) % per_chunk) * column_bytes, v, i);
+      }
+    };
+    if (rows < 32)
+      chunks_to_columns(std::true_type{});
+    else
+      chunks_to_columns(std::false_type{});
+    __syncthreads();
+    // 3. The destination: one run when its rows are dense, else a run per row.
+    unsigned char* d = dst + p.matrix * dst_stride + p.first * ldb;
+    const int row_out = rows * E;
+    if (ldb == row_out)
+      write_runs(staging, 0, d, 0, 1, p.valid * row_out);
+    else
+      write_runs(staging, row_out, d, ldb, p.valid, row_out);
+  };
+  pipeline_slabs(total_slabs, shared, buffer_bytes, fetch, move);
+}
+
+/// Tall slabs: slab_rows rows x `cols` (the short side) columns per slab. Shared memory holds two
+/// source slabs of `buffer_bytes` (fetch_tall_slab's), then from byte staging_at the destination
+/// slab's `cols` rows dst_pitch bytes apart (dst_pitch / 16 odd). Sizes in elements, strides in
 /// bytes.
-int slab_length(std::int64_t short_side, int e) {
-  const std::int64_t units = skinny_slab_bytes / (short_side * 16);
+template <int E>
+__global__ void __launch_bounds__(skinny_any_size_threads)
+    shifted_tall_slab_kernel(const unsigned char* __restrict__ src, unsigned char* __restrict__ dst,
+                             std::int64_t rows, int cols, std::int64_t lda, std::int64_t ldb,
+                             std::int64_t src_stride, std::int64_t dst_stride, int slab_rows,
+                             int src_pitch, int dst_pitch, int buffer_bytes, int staging_at,
+                             std::int64_t slabs_per_matrix, std::int64_t total_slabs) {
+  constexpr int threads = skinny_any_size_threads;
+  constexpr int per_chunk = 16 / E;
+  extern __shared__ __align__(16) unsigned char shared[];
+  unsigned char* staging = shared + staging_at;
+  const int row_bytes = cols * E;
+  const bool dense = lda == row_bytes;
+  // The slab's rows and the halo after it (the elements of the last chunk a destination row's
+  // segment owns), where the matrix has them.
+  const auto rows_after = [&](const slab_place& p) {
+    const std::int64_t left = rows - p.first;
+    return static_cast<int>(left < slab_rows + per_chunk ? left : slab_rows + per_chunk);
+  };
+  const auto fetch = [&](std::int64_t t, unsigned char* buffer) {
+    const slab_place p(t, slabs_per_matrix, slab_rows, rows);
+    fetch_tall_slab(buffer, src, rows, row_bytes, lda, src_stride, src_pitch, p, rows_after(p));
+  };
+  const auto move = [&](std::int64_t t, const unsigned char* slab) {
+    const slab_place p(t, slabs_per_matrix, slab_rows, rows);
+    const auto s_low = static_cast<unsigned>(
+        reinterpret_cast<std::uintptr_t>(src + p.matrix * src_stride + p.first * lda));
+    const auto lda_low = static_cast<unsigned>(lda);
+    // Source row r's first byte in the slab.
+    const auto row_at = [&](int r) {
+      return dense ? static_cast<int>(s_low & 15) + r * row_bytes
+                   : r * src_pitch + static_cast<int>((s_low + r * lda_low) & 15);
+    };
+    // 2. Chunk j of destination row c (its elements r = j * per_chunk + i) to staging row c.
+    const int rows_here = rows_after(p), chunks = (rows_here * E + 15) / 16;
+    const auto columns_to_chunks = [&](auto turned) {
+      for (split_index jc(threadIdx.x, threads, cols); jc.major < chunks; jc.advance()) {
+        const int j = jc.major, c = jc.minor;
+        const unsigned first = decltype(turned)::value ? static_cast<unsigned>(j) % per_chunk : 0;
+        unsigned v[4] = {0, 0, 0, 0};
+        const auto row = [&](int i) {
+          return j * per_chunk + static_cast<int>((first + i) % per_chunk);
+        };
+        if ((j + 1) * per_chunk <= rows_here) {
+#pragma unroll
+          for (int i = 0; i < per_chunk; ++i) load_element<E>(slab + row_at(row(i)) + c * E, v, i);
+        } else {  // the chunk the matrix's last row cuts
+#pragma unroll
+          for (int i = 0; i < per_chunk; ++i)
+            if (row(i) < rows_here) load_element<E>(slab + row_at(row(i)) + c * E, v, i);
+        }
+        turn_down(v, static_cast<int>(16 - first * E) & 15);
+        *reinterpret_cast<uint4*>(staging + c * dst_pitch + 16 * j) =
+            make_uint4(v[0], v[1], v[2], v[3]);
+      }
+    };
+    if (cols < 32)
+      columns_to_chunks(std::true_type{});
+    else
+      columns_to_chunks(std::false_type{});
+    __syncthreads();
+    // 3. Destination row c's segment from staging row c: the aligned 16-byte chunks that start
+    // in it, the last one ending in the halo (only the matrix's end cuts one), and in the first
+    // slab also the bytes before the first chunk.
+    unsigned char* d = dst + p.matrix * dst_stride + p.first * E;
+    const int segment_bytes = p.valid * E, owned = segment_bytes / 16 + 1;
+    const int bytes_left = static_cast<int>(
+        rows - p.first < slab_rows + per_chunk ? (rows - p.first) * E : segment_bytes + 16);
+    for (split_index kc(threadIdx.x, threads, owned); kc.major < cols; kc.advance()) {
+      const int c = kc.major, k = kc.minor;
+      unsigned char* segment = d + c * ldb;
+      const int first_chunk = (16 - misalignment(segment)) & 15, at = first_chunk + 16 * k;
+      const unsigned char* from = staging + c * dst_pitch;
+      if (at < segment_bytes && at + 16 <= bytes_left) {
+        __stcg(
+            reinterpret_cast<uint4*>(segment + at),
+            at % 16 == 0 ? *reinterpret_cast<const uint4*>(from + at) : read_16_bytes_at(from, at));
+      } else if (at < segment_bytes) {  // cut by the matrix's last row
+        for (int b = at; b < bytes_left; ++b) segment[b] = from[b];
+      }
+      if (k == 0 && p.first == 0)
+        for (int b = 0; b < first_chunk && b < segment_bytes; ++b) segment[b] = from[b];
+    }
+  };
+  pipeline_slabs(total_slabs, shared, buffer_bytes, fetch, move);
+}
+
+template <int E>
+void launch_shifted(const copy_args& a, cudaStream_t stream) {
+  const auto* src = static_cast<const unsigned char*>(a.src);
+  auto* dst = static_cast<unsigned char*>(a.dst);
+  const bool wide = a.rows <= a.cols;
+  const int short_side = static_cast<int>(wide ? a.rows : a.cols);
+  const std::int64_t long_side = wide ? a.cols : a.rows;
+  // A multiple of 16 long-side indices (each slab's chunks then start where the first slab's
+  // do), about shifted_slab_bytes of data, no more than the long side needs.
+  const std::int64_t fit = shifted_slab_bytes / (std::int64_t{short_side} * E) / 16 * 16;
+  const std::int64_t needed = (long_side + 15) / 16 * 16;
+  const int length = static_cast<int>(fit < 16 ? 16 : fit < needed ? fit : needed);
+  const std::int64_t per_matrix = (long_side + length - 1) / length;
+  const std::int64_t total = per_matrix * a.batch;
+  constexpr int slack = 16;  // word reads past a run (read_16_bytes_at)
+  if (wide) {
+    const int pitch = odd_chunks(length * E + 16);  // a row's covering chunks, and the next
+    const int buffer_bytes = short_side * pitch;
+    const int staging_at = 2 * buffer_bytes;
+    const int shared = staging_at + length * short_side * E + slack;
+    const auto kernel = shifted_wide_slab_kernel<E>;
+    constexpr const char* name = "shifted_wide_slab_kernel launch";
+    allow_dynamic_shared(kernel, shared, name);
+    kernel<<<resident_grid(kernel, shared, total, name), skinny_any_size_threads, shared, stream>>>(
+        src, dst, short_side, a.cols, a.lda * E, a.ldb * E, a.src_stride * E, a.dst_stride * E,
+        length, pitch, buffer_bytes, staging_at, per_matrix, total);
+    check_launch(name);
+  } else {
+    const int row_bytes = short_side * E;
+    const bool dense_source = a.lda == short_side;
+    const int src_pitch = (15 + row_bytes + 15) / 16 * 16;  // a row's covering chunks
+    const int fetched = length + 16 / E;                    // the slab's rows and the halo
+    const int buffer_bytes =
+        (dense_source ? (15 + fetched * row_bytes + 15) / 16 * 16 : fetched * src_pitch) + slack;
+    const int dst_pitch = odd_chunks(fetched * E);
+    const int staging_at = 2 * buffer_bytes;
+    const int shared = staging_at + short_side * dst_pitch + slack;
+    const auto kernel = shifted_tall_slab_kernel<E>;
+    constexpr const char* name = "shifted_tall_slab_kernel launch";
+    allow_dynamic_shared(kernel, shared, name);
+    kernel<<<resident_grid(kernel, shared, total, name), skinny_any_size_threads, shared, stream>>>(
+        src, dst, a.rows, short_side, a.lda * E, a.ldb * E, a.src_stride * E, a.dst_stride * E,
+        length, src_pitch, dst_pitch, buffer_bytes, staging_at, per_matrix, total);
+    check_launch(name);
+  }
+}
+
+/// Plain slabs' length along the long dimension: about plain_slab_bytes of data, a multiple of
+/// 16 bytes.
+int plain_slab_length(std::int64_t short_side, int e) {
+  const std::int64_t units = plain_slab_bytes / (short_side * 16);
   return static_cast<int>((units > 0 ? units : 1) * 16 / e);
 }
 
 template <int E>
-void launch_skinny(const copy_args& a, cudaStream_t stream) {
-  if (a.rows <= a.cols) {
-    const int slab_cols = slab_length(a.rows, E);
-    const std::int64_t per_matrix = (a.cols + slab_cols - 1) / slab_cols;
-    const std::int64_t total = per_matrix * a.batch;
-    const std::size_t shared = static_cast<std::size_t>(a.rows) * (slab_cols * E + 16);
-    copy_transpose_wide_kernel<E><<<grid_for(total), skinny_threads, shared, stream>>>(
-        static_cast<const element_t<E>*>(a.src), static_cast<element_t<E>*>(a.dst),
-        static_cast<int>(a.rows), a.cols, a.lda, a.ldb, a.src_stride, a.dst_stride, slab_cols,
-        per_matrix, total);
-    check_launch("copy_transpose_wide_kernel launch");
+void launch_plain(const copy_args& a, cudaStream_t stream) {
+  const bool wide = a.rows <= a.cols;
+  const int length = plain_slab_length(wide ? a.rows : a.cols, E);
+  const std::int64_t per_matrix = ((wide ? a.cols : a.rows) + length - 1) / length;
+  const std::int64_t total = per_matrix * a.batch;
+  const std::size_t shared =
+      static_cast<std::size_t>(wide ? a.rows : a.cols) * plain_pitch(length * E);
+  const auto* src = static_cast<const element_t<E>*>(a.src);
+  auto* dst = static_cast<element_t<E>*>(a.dst);
+  if (wide) {
+    plain_wide_slab_kernel<E><<<grid_for(total), plain_slab_threads, shared, stream>>>(
+        src, dst, static_cast<int>(a.rows), a.cols, a.lda, a.ldb, a.src_stride, a.dst_stride,
+        length, per_matrix, total);
+    check_launch("plain_wide_slab_kernel launch");
   } else {
-    const int slab_rows = slab_length(a.cols, E);
-    const std::int64_t per_matrix = (a.rows + slab_rows - 1) / slab_rows;
-    const std::int64_t total = per_matrix * a.batch;
-    const std::size_t shared = static_cast<std::size_t>(a.cols) * (slab_rows * E + 16);
-    copy_transpose_tall_kernel<E><<<grid_for(total), skinny_threads, shared, stream>>>(
-        static_cast<const element_t<E>*>(a.src), static_cast<element_t<E>*>(a.dst), a.rows,
-        static_cast<int>(a.cols), a.lda, a.ldb, a.src_stride, a.dst_stride, slab_rows, per_matrix,
-        total);
-    check_launch("copy_transpose_tall_kernel launch");
+    plain_tall_slab_kernel<E><<<grid_for(total), plain_slab_threads, shared, stream>>>(
+        src, dst, a.rows, static_cast<int>(a.cols), a.lda, a.ldb, a.src_stride, a.dst_stride,
+        length, per_matrix, total);
+    check_launch("plain_tall_slab_kernel launch");
   }
+}
+
+/// The plain slabs where they ran faster than the shifted ones on the H100 (2026-11-24, 128 MiB
+/// skinny matrices of every element size, a short side S of 2 to 127, the long side aligned and
+/// odd; docs/performance.md): their vector paths need the rows along the long side (a wide
+/// matrix's source rows, a tall one's destination rows) to start on 16 bytes, and their element
+/// accesses cost elements of 2 bytes and more less. Plain where (x copy, plain against shifted):
+/// - wide: S < 32 with aligned rows or elements of 2 bytes or more (1-byte 8 x 16777216 0.85
+///   against 0.76, 2-byte 2 x 33554433 0.93 against 0.86), 4-byte aligned (0.88-0.93 against
+///   0.85-0.91), 8- and 16-byte (8-byte 63 x 266305 0.89 against 0.86); shifted otherwise
+///   (1-byte 33 x 4067201 0.85 against 0.63, 4-byte 33 x 1016801 0.88 against 0.79);
+/// - tall: S <= 64 with aligned rows (1-byte 4194304 x 32 0.89 against 0.84, 2-byte 1065216 x 63
+///   0.96 against 0.89), elements of 4 bytes and more with S < 48 (4-byte 1016801 x 33 0.91
+///   against 0.84), 8- and 16-byte; shifted otherwise (1-byte 4194305 x 32 0.85 against 0.21,
+///   1056832 x 127 0.84 against 0.65).
+template <int E>
+skinny_slabs choose_slabs_for(const copy_args& a) {
+  constexpr auto plain = skinny_slabs::plain, shifted = skinny_slabs::shifted;
+  if (E >= 8) return plain;
+  if (a.rows <= a.cols) {  // wide
+    const bool aligned = rows_aligned(a.src, a.lda, a.src_stride, a.batch, E, 16);
+    return (a.rows < 32 && (aligned || E >= 2)) || (E == 4 && aligned) ? plain : shifted;
+  }
+  const bool aligned = rows_aligned(a.dst, a.ldb, a.dst_stride, a.batch, E, 16);
+  return (a.cols <= 64 && aligned) || (E == 4 && a.cols < 48) ? plain : shifted;
 }
 
 }  // namespace
 
+skinny_slabs choose_skinny_slabs(const copy_args& a, int word_bytes) {
+  return with_word(word_bytes, "launch_copy_skinny",
+                   [&](auto w) { return choose_slabs_for<decltype(w)::value>(a); });
+}
+
+void launch_copy_skinny_slabs(const copy_args& a, int word_bytes, skinny_slabs slabs,
+                              cudaStream_t stream) {
+  with_word(word_bytes, "launch_copy_skinny", [&](auto w) {
+    constexpr int E = decltype(w)::value;
+    if (slabs == skinny_slabs::plain)
+      launch_plain<E>(a, stream);
+    else
+      launch_shifted<E>(a, stream);
+  });
+}
+
 void launch_copy_skinny(const copy_args& a, int word_bytes, cudaStream_t stream) {
-  with_word(word_bytes, "launch_copy_skinny",
-            [&](auto w) { launch_skinny<decltype(w)::value>(a, stream); });
+  launch_copy_skinny_slabs(a, word_bytes, choose_skinny_slabs(a, word_bytes), stream);
 }
 
 }  // namespace xpose::detail::cuda

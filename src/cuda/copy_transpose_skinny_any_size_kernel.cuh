@@ -182,6 +182,32 @@ struct slab_place {
   }
 };
 
+/// Step 1 of a tall slab `p` of a matrix of `rows` rows of `row_bytes` bytes, `ld` bytes apart
+/// (strides in bytes), its first `fetch_rows` rows (the slab's, and rows after it for a kernel
+/// that needs them): the covering chunks of the source run when the rows are dense (from byte 0
+/// of `buffer`), else of each row (row r's from byte r * pitch).
+__device__ __forceinline__ void fetch_tall_slab(unsigned char* buffer, const unsigned char* src,
+                                                std::int64_t rows, int row_bytes, std::int64_t ld,
+                                                std::int64_t stride, int pitch, const slab_place& p,
+                                                int fetch_rows) {
+  const unsigned char* s = src + p.matrix * stride + p.first * ld;
+  const unsigned char* end = src + p.matrix * stride + (rows - 1) * ld + row_bytes;
+  if (ld == row_bytes) {
+    const int shift = misalignment(s);
+    const int chunks = (shift + fetch_rows * row_bytes + 15) / 16;
+    for (int j = threadIdx.x; j < chunks; j += skinny_any_size_threads)
+      fetch_chunk(buffer + 16 * j, s - shift + 16 * j, end);
+    return;
+  }
+  for (split_index rj(threadIdx.x, skinny_any_size_threads, pitch / 16); rj.major < fetch_rows;
+       rj.advance()) {
+    const unsigned char* row = s + rj.major * ld;
+    const int shift = misalignment(row);
+    if (16 * rj.minor < shift + row_bytes)
+      fetch_chunk(buffer + rj.major * pitch + 16 * rj.minor, row - shift + 16 * rj.minor, end);
+  }
+}
+
 /// Steps 1-3 for every slab of the grid-stride loop, two source slabs of `buffer_bytes` in
 /// turn: fetch(t, buffer) starts slab t's step 1, move(t, buffer) does its steps 2 and 3.
 template <class Fetch, class Move>
@@ -303,22 +329,7 @@ __global__ void __launch_bounds__(skinny_any_size_threads)
   const bool dense = lda == row_bytes;
   const auto fetch = [&](std::int64_t t, unsigned char* buffer) {
     const slab_place p(t, slabs_per_matrix, slab_rows, rows);
-    const unsigned char* s = src + p.matrix * src_stride + p.first * lda;
-    const unsigned char* end = src + p.matrix * src_stride + (rows - 1) * lda + row_bytes;
-    if (dense) {
-      const int shift = misalignment(s);
-      const int chunks = (shift + p.valid * row_bytes + 15) / 16;
-      for (int j = threadIdx.x; j < chunks; j += threads)
-        fetch_chunk(buffer + 16 * j, s - shift + 16 * j, end);
-      return;
-    }
-    for (split_index rj(threadIdx.x, threads, src_pitch / 16); rj.major < p.valid; rj.advance()) {
-      const unsigned char* row = s + rj.major * lda;
-      const int shift = misalignment(row);
-      if (16 * rj.minor < shift + row_bytes)
-        fetch_chunk(buffer + rj.major * src_pitch + 16 * rj.minor, row - shift + 16 * rj.minor,
-                    end);
-    }
+    fetch_tall_slab(buffer, src, rows, row_bytes, lda, src_stride, src_pitch, p, p.valid);
   };
   const auto move = [&](std::int64_t t, const unsigned char* slab) {
     const slab_place p(t, slabs_per_matrix, slab_rows, rows);

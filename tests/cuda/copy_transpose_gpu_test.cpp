@@ -191,6 +191,38 @@ TEST(GpuCopyTranspose, RowsBelowATileTakeTheTilesWhenFullEnough) {
   }
 }
 
+// The skinny slabs: plain ones where the rows along the long side start on 16 bytes (short sides
+// up to 64 for tall matrices, below 32 for wide ones of 1- and 2-byte elements), for elements of
+// 2 bytes and more in wide matrices of fewer than 32 rows, 4-byte ones in aligned wide matrices
+// and tall ones of fewer than 48 columns, and 8- and 16-byte ones; shifted ones elsewhere. Both
+// sides of each line, then through the dispatch.
+TEST(GpuCopyTranspose, SkinnySlabsPlainOrShifted) {
+  XPOSE_REQUIRE_GPU();
+  using detail::cuda::choose_skinny_slabs, detail::cuda::skinny_slabs;
+  struct slabs_case {
+    std::int64_t rows, cols;
+    int e;
+    skinny_slabs expected;
+  };
+  const slabs_case cases[] = {
+      {31, 3008, 1, skinny_slabs::plain},   {32, 3008, 1, skinny_slabs::shifted},
+      {8, 3001, 1, skinny_slabs::shifted},  {8, 3001, 2, skinny_slabs::plain},
+      {31, 3001, 2, skinny_slabs::plain},   {32, 3001, 2, skinny_slabs::shifted},
+      {40, 3008, 4, skinny_slabs::plain},   {40, 3001, 4, skinny_slabs::shifted},
+      {40, 3001, 8, skinny_slabs::plain},   {3008, 64, 1, skinny_slabs::plain},
+      {3008, 65, 1, skinny_slabs::shifted}, {3001, 8, 1, skinny_slabs::shifted},
+      {3008, 40, 2, skinny_slabs::plain},   {3001, 40, 2, skinny_slabs::shifted},
+      {3001, 47, 4, skinny_slabs::plain},   {3001, 48, 4, skinny_slabs::shifted},
+      {3001, 63, 8, skinny_slabs::plain},   {3001, 31, 16, skinny_slabs::plain},
+  };
+  for (const slabs_case& c : cases) {
+    EXPECT_EQ(choose_skinny_slabs(dense_args(c.rows, c.cols), c.e), c.expected)
+        << c.rows << " x " << c.cols << " x " << c.e;
+    const auto e = static_cast<std::size_t>(c.e);
+    check_copy({c.rows, c.cols, e}, route::copy_tuned, 131 + c.rows + e);
+  }
+}
+
 // copy_tuned's tiles walked down the column strips (rows <= 2 x cols, tiles_walk_down) and
 // across the tile rows, on both sides of that line; short, wide matrices of a few tile rows
 // (walked down) with tiles cut by the edges, padded destination rows and a batch.

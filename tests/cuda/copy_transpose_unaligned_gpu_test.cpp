@@ -2,7 +2,8 @@
 // (src/cuda/copy_transpose_unaligned_kernel.cuh, 1-, 2-, 4- and 8-byte elements), copy_sectors
 // (copy_transpose_sectors_kernel.cuh, 16-byte elements), copy_any_size
 // (copy_transpose_any_size_kernel.cuh, 3 to 15 bytes, not powers of two) and skinny_any_size
-// (copy_transpose_skinny_any_size_kernel.cuh, the same sizes, a side of at most 64), and
+// (copy_transpose_skinny_any_size_kernel.cuh, the same sizes, a side of at most 64), the plain
+// and shifted skinny slabs (copy_transpose_skinny.cu, 1-, 2-, 4-, 8- and 16-byte elements), and
 // copy_tuned's large tiles on small shapes, against the host reference on random data: odd
 // dimensions, padded rows, misaligned base pointers, destination rows starting anywhere in a
 // 32-byte sector, batches, shapes smaller and larger than a tile or slab, more tile rows and
@@ -30,6 +31,7 @@ struct unaligned_case {
   std::size_t src_offset = 0, dst_offset = 0;  // bytes past a 256-byte aligned allocation
   int skinny_slab_bytes = 0;                   // > 0: skinny_any_size with slabs of this size
   bool large_tuned_tiles = false;              // copy_tuned's kernel with copy_tuned_large's tiles
+  int skinny_slabs = -1;  // >= 0: launch_copy_skinny_slabs with this detail::cuda::skinny_slabs
 };
 
 constexpr int unaligned_element_sizes[] = {1, 2, 4, 8, 16, 3, 5, 6, 7, 9, 10, 11, 12, 13, 14, 15};
@@ -57,7 +59,10 @@ void check_unaligned(const unaligned_case& c, std::uint64_t seed) {
   a.ldb = ldb;
   a.src_stride = src_stride;
   a.dst_stride = dst_stride;
-  if (c.large_tuned_tiles)
+  if (c.skinny_slabs >= 0)
+    xpose::detail::cuda::launch_copy_skinny_slabs(
+        a, c.e, static_cast<xpose::detail::cuda::skinny_slabs>(c.skinny_slabs), nullptr);
+  else if (c.large_tuned_tiles)
     xpose::detail::cuda::launch_copy_tuned_tiles(a, c.e, xpose::detail::cuda::tuned_tiles::large,
                                                  nullptr);
   else if (c.skinny_slab_bytes > 0)
@@ -78,7 +83,7 @@ void check_unaligned(const unaligned_case& c, std::uint64_t seed) {
   ASSERT_EQ(at, -1) << c.rows << " x " << c.cols << " x " << c.e << " bytes, lda " << lda
                     << ", ldb " << ldb << ", batch " << c.batch << ", offsets " << c.src_offset
                     << "/" << c.dst_offset << ", skinny slab " << c.skinny_slab_bytes
-                    << ": first wrong byte " << at;
+                    << ", skinny slabs " << c.skinny_slabs << ": first wrong byte " << at;
 }
 
 // Few launches, small shapes: the filter compute-sanitizer runs.
@@ -328,6 +333,98 @@ TEST(GpuCopySkinnyAnySize, RandomShapesWithTheLibrarySlab) {
     c.src_offset = rng() % 32;
     c.dst_offset = rng() % 32;
     check_unaligned(c, rng());
+  }
+}
+
+// The plain and the shifted skinny slabs (copy_transpose_skinny.cu), each on every shape whatever
+// choose_skinny_slabs would pick: short sides up to copy_tuned's tile height (the dispatch sends
+// fewer rows there), long sides whole and cut, around a shifted slab's length (16 KiB over the
+// short side, in multiples of 16 elements: a tall slab's halo ends in the next slab or at the
+// matrix's end), misaligned pointers, padded rows, batches.
+constexpr int power_of_two_sizes[] = {1, 2, 4, 8, 16};
+constexpr xpose::detail::cuda::skinny_slabs both_slabs[] = {
+    xpose::detail::cuda::skinny_slabs::plain, xpose::detail::cuda::skinny_slabs::shifted};
+
+unaligned_case slabs(unaligned_case c, xpose::detail::cuda::skinny_slabs kind) {
+  c.skinny_slabs = static_cast<int>(kind);
+  return c;
+}
+
+/// The longest short side the dispatch sends the skinny slabs: below copy_tuned's tile height.
+std::int64_t most_skinny_side(int e) {
+  return e == 1 ? 127 : e == 16 ? 31 : 63;
+}
+
+TEST(GpuCopySkinnySlabs, SmallSanitizerShapes) {
+  XPOSE_REQUIRE_GPU();
+  for (const auto kind : both_slabs)
+    for (int e : power_of_two_sizes) {
+      const std::size_t ue = static_cast<std::size_t>(e);
+      check_unaligned(slabs({7, 1001, e}, kind), 1100 + e);
+      check_unaligned(slabs({1001, 7, e}, kind), 1150 + e);
+      check_unaligned(slabs({33, 517, e, 521, 35, 2, 33 * 521 + 3, 517 * 35 + 5, ue, 0}, kind),
+                      1200 + e);
+      check_unaligned(slabs({517, 33, e, 35, 521, 2, 517 * 35 + 3, 33 * 521 + 5, 0, ue}, kind),
+                      1250 + e);
+    }
+}
+
+TEST(GpuCopySkinnySlabs, EveryShortSide) {
+  XPOSE_REQUIRE_GPU();
+  for (const auto kind : both_slabs)
+    for (int e : power_of_two_sizes)
+      for (std::int64_t side = 1; side <= most_skinny_side(e); side += side < 40 ? 1 : 7)
+        for (std::int64_t length : {1, 16, 17, 1000, 5003}) {
+          check_unaligned(slabs({side, length, e}, kind), side * 1000 + length + e);
+          check_unaligned(slabs({length, side, e}, kind), side * 2000 + length + e);
+        }
+}
+
+TEST(GpuCopySkinnySlabs, LongSidesAroundTheShiftedSlabLength) {
+  XPOSE_REQUIRE_GPU();
+  for (const auto kind : both_slabs)
+    for (int e : power_of_two_sizes)
+      for (std::int64_t side : {std::int64_t{2}, std::int64_t{33}, most_skinny_side(e)}) {
+        const std::int64_t slab = 16 * 1024 / (side * e) / 16 * 16;
+        for (std::int64_t length : {slab, slab + 1, slab + 16 / e - 1, slab + 16 / e,
+                                    slab + 16 / e + 1, 3 * slab - 1, 3 * slab + 7}) {
+          check_unaligned(slabs({side, length, e}, kind), side * 3000 + length + e);
+          check_unaligned(slabs({length, side, e}, kind), side * 4000 + length + e);
+        }
+      }
+}
+
+TEST(GpuCopySkinnySlabs, MisalignedPointersPaddedRowsAndBatches) {
+  XPOSE_REQUIRE_GPU();
+  for (const auto kind : both_slabs)
+    for (int e : power_of_two_sizes)
+      for (std::size_t offset = 0; offset < 16; offset += static_cast<std::size_t>(e))
+        for (const std::int64_t side : {3, 40}) {
+          const std::size_t other = 16 - static_cast<std::size_t>(e) - offset;
+          check_unaligned(slabs({side, 3001, e, 3007, side + 3, 1, 0, 0, offset, other}, kind),
+                          5000 + offset + e);
+          check_unaligned(slabs({3001, side, e, side + 5, 3005, 1, 0, 0, other, offset}, kind),
+                          6000 + offset + e);
+          unaligned_case dense{side,   2999, e, 0, 0, 3, side * 2999 + 7, 2999 * side + 5,
+                               offset, other};
+          check_unaligned(slabs(dense, kind), 7000 + offset + e);
+          dense.rows = 2999;
+          dense.cols = side;
+          check_unaligned(slabs(dense, kind), 8000 + offset + e);
+        }
+}
+
+TEST(GpuCopySkinnySlabs, RandomShapes) {
+  XPOSE_REQUIRE_GPU();
+  std::mt19937_64 rng(9191);
+  for (int i = 0; i < 60; ++i) {
+    const int e = power_of_two_sizes[i % 5];
+    const std::int64_t side = 1 + static_cast<std::int64_t>(rng() % most_skinny_side(e));
+    const std::int64_t length = 1 + static_cast<std::int64_t>(rng() % 300000);
+    unaligned_case c = i % 2 ? unaligned_case{side, length, e} : unaligned_case{length, side, e};
+    c.src_offset = static_cast<std::size_t>(e) * (rng() % (16 / e));
+    c.dst_offset = static_cast<std::size_t>(e) * (rng() % (16 / e));
+    check_unaligned(slabs(c, both_slabs[i / 5 % 2]), rng());
   }
 }
 

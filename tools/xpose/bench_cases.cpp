@@ -107,6 +107,18 @@ std::vector<bench_case> default_cuda_cases() {
   // Fewer rows than copy_tuned's tile, in tiles full enough (else the slabs).
   add(cases, "cuda out-of-place copy_tuned", cuda, false, route::copy_tuned,
       {{96, 1400000, 1}, {48, 1400001, 2}, {48, 700000, 4}, {24, 350001, 16}});
+  // Skinny shapes of 1- and 2-byte elements with odd long sides (the shifted slabs), of 33 rows or
+  // columns (the plain slabs' rows spread over the banks), and of 1-byte elements past 64 rows.
+  add(cases, "cuda out-of-place copy_tuned", cuda, false, route::copy_tuned,
+      {{33, 4000000, 1},
+       {4000000, 33, 1},
+       {33, 4000001, 1},
+       {4000001, 33, 1},
+       {8, 16000001, 1},
+       {16000001, 8, 1},
+       {100, 1342177, 1},
+       {33, 2033601, 2},
+       {2033601, 33, 2}});
   // The narrowest skinny shapes, and element sizes that are not powers of two: copy_any_size
   // (3 to 15 bytes) on odd and square shapes and tall ones of wide rows, skinny_any_size on
   // skinny shapes (2 to 64 rows or columns), the super-element kernel on aligned 12-byte rows.
