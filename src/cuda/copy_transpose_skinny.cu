@@ -27,8 +27,9 @@
 //     of each destination row that start in its segment: the last one ends in a halo of 16 / E
 //     rows fetched after the slab, so that only the matrix's first and last rows cut a chunk.
 //   With fewer than 32 rows (columns) a warp's lanes also take consecutive chunks j, whose
-//   elements lie 16 * S bytes apart, often in the same banks; lane j starts at its chunk's element
-//   j mod (16 / E) and goes round, which spreads them.
+//   elements lie 16 * S bytes apart: 4 * S words, for an odd S of 5 or more in as many banks as
+//   there are chunks, for other S often in the same ones. There lane j starts at its chunk's
+//   element j mod (16 / E) and goes round, which spreads them (turned_for).
 // The plain slabs alone (with rows 16 bytes apart in shared memory, a multiple of 128 for some S:
 // 8.8-way bank conflicts) ran on the H100 (2026-11-24, ncu and xpose bench) 1-byte 33 x 4000000
 // at 0.56 x copy, 33 x 4000001 at 0.32, 4000001 x 33 at 0.17, 2-byte 33 x 2033601 at 0.62.
@@ -194,6 +195,19 @@ __global__ void __launch_bounds__(plain_slab_threads)
   }
 }
 
+/// Bytes from one 16-byte chunk's elements of every row (column) to the next chunk's in the
+/// destination (source) slab of a wide (tall) shifted slab of `short_side` rows (columns): 16 *
+/// short_side, or spaced 16 more (for an even short side, 4 * (short_side + 1) words: as many
+/// banks as there are chunks a warp takes, up to 8; turning the elements costs more).
+__device__ __forceinline__ int spaced_group_bytes(int short_side, bool spaced) {
+  return 16 * short_side + (spaced ? 16 : 0);
+}
+
+/// Whether step 2 of shifted slabs of `short_side` rows (columns) turns each chunk's elements.
+__device__ __forceinline__ bool turned_for(int short_side) {
+  return short_side < 32 && (short_side % 2 == 0 || short_side < 5);
+}
+
 /// The 16 bytes `v` turned down by `bytes` (0 .. 15): byte k of the result is byte (k + bytes)
 /// mod 16 of v.
 __device__ __forceinline__ void turn_down(unsigned (&v)[4], int bytes) {
@@ -248,7 +262,7 @@ __global__ void __launch_bounds__(skinny_any_size_threads)
     shifted_wide_slab_kernel(const unsigned char* __restrict__ src, unsigned char* __restrict__ dst,
                              int rows, std::int64_t cols, std::int64_t lda, std::int64_t ldb,
                              std::int64_t src_stride, std::int64_t dst_stride, int slab_cols,
-                             int pitch, int buffer_bytes, int staging_at,
+                             int pitch, int buffer_bytes, int staging_at, bool spaced,
                              std::int64_t slabs_per_matrix, std::int64_t total_slabs) {
   constexpr int threads = skinny_any_size_threads;
   constexpr int per_chunk = 16 / E;
@@ -273,7 +287,7 @@ __global__ void __launch_bounds__(skinny_any_size_threads)
     const auto lda_low = static_cast<unsigned>(lda);
     // 2. Chunk j of row r (its elements c = j * per_chunk + i) to the destination slab.
     const int chunks = (p.valid * E + 15) / 16;
-    const int column_bytes = rows * E;
+    const int column_bytes = rows * E, group_bytes = spaced_group_bytes(rows, spaced);
     const auto chunks_to_columns = [&](auto turned) {
       for (split_index jr(threadIdx.x, threads, rows); jr.major < chunks; jr.advance()) {
         const int j = jr.major, r = jr.minor;
@@ -284,24 +298,37 @@ __global__ void __launch_bounds__(skinny_any_size_threads)
                             static_cast<int>((s_low + r * lda_low) & 15), v);
         const unsigned first = decltype(turned)::value ? static_cast<unsigned>(j) % per_chunk : 0;
         turn_down(v, static_cast<int>(first) * E);
-        unsigned char* column_zero = staging + (j * per_chunk * rows + r) * E;
+        unsigned char* column_zero = staging + j * group_bytes + r * E;
 #pragma unroll
         for (int i = 0; i < per_chunk; ++i)
           store_element<E>(column_zero + ((first + i) % per_chunk) * column_bytes, v, i);
       }
     };
-    if (rows < 32)
+    if (!spaced && turned_for(rows))
       chunks_to_columns(std::true_type{});
     else
       chunks_to_columns(std::false_type{});
     __syncthreads();
-    // 3. The destination: one run when its rows are dense, else a run per row.
+    // 3. The destination: one run when its rows are dense, else a run per row; spaced, one run
+    // on 16 bytes, its chunk k at byte 16 * k + 16 * (k / rows) of the destination slab.
     unsigned char* d = dst + p.matrix * dst_stride + p.first * ldb;
     const int row_out = rows * E;
-    if (ldb == row_out)
+    if (spaced) {
+      const int run_bytes = p.valid * row_out;
+      for (split_index gk(threadIdx.x, threads, rows);
+           16 * (gk.major * rows + gk.minor) < run_bytes; gk.advance()) {
+        const int at = 16 * (gk.major * rows + gk.minor);
+        const unsigned char* from = staging + at + 16 * gk.major;
+        if (at + 16 <= run_bytes)
+          __stcg(reinterpret_cast<uint4*>(d + at), *reinterpret_cast<const uint4*>(from));
+        else
+          for (int b = 0; at + b < run_bytes; ++b) d[at + b] = from[b];
+      }
+    } else if (ldb == row_out) {
       write_runs(staging, 0, d, 0, 1, p.valid * row_out);
-    else
+    } else {
       write_runs(staging, row_out, d, ldb, p.valid, row_out);
+    }
   };
   pipeline_slabs(total_slabs, shared, buffer_bytes, fetch, move);
 }
@@ -316,7 +343,7 @@ __global__ void __launch_bounds__(skinny_any_size_threads)
                              std::int64_t rows, int cols, std::int64_t lda, std::int64_t ldb,
                              std::int64_t src_stride, std::int64_t dst_stride, int slab_rows,
                              int src_pitch, int dst_pitch, int buffer_bytes, int staging_at,
-                             std::int64_t slabs_per_matrix, std::int64_t total_slabs) {
+                             bool spaced, std::int64_t slabs_per_matrix, std::int64_t total_slabs) {
   constexpr int threads = skinny_any_size_threads;
   constexpr int per_chunk = 16 / E;
   extern __shared__ __align__(16) unsigned char shared[];
@@ -331,14 +358,25 @@ __global__ void __launch_bounds__(skinny_any_size_threads)
   };
   const auto fetch = [&](std::int64_t t, unsigned char* buffer) {
     const slab_place p(t, slabs_per_matrix, slab_rows, rows);
-    fetch_tall_slab(buffer, src, rows, row_bytes, lda, src_stride, src_pitch, p, rows_after(p));
+    if (!spaced)
+      return fetch_tall_slab(buffer, src, rows, row_bytes, lda, src_stride, src_pitch, p,
+                             rows_after(p));
+    // The run on 16 bytes, its chunk q at byte 16 * q + 16 * (q / cols) of the source slab.
+    const unsigned char* s = src + p.matrix * src_stride + p.first * lda;
+    const unsigned char* end = src + p.matrix * src_stride + (rows - 1) * lda + row_bytes;
+    const int run_bytes = rows_after(p) * row_bytes;
+    for (split_index gq(threadIdx.x, threads, cols); 16 * (gq.major * cols + gq.minor) < run_bytes;
+         gq.advance()) {
+      const int at = 16 * (gq.major * cols + gq.minor);
+      fetch_chunk(buffer + at + 16 * gq.major, s + at, end);
+    }
   };
   const auto move = [&](std::int64_t t, const unsigned char* slab) {
     const slab_place p(t, slabs_per_matrix, slab_rows, rows);
     const auto s_low = static_cast<unsigned>(
         reinterpret_cast<std::uintptr_t>(src + p.matrix * src_stride + p.first * lda));
     const auto lda_low = static_cast<unsigned>(lda);
-    // Source row r's first byte in the slab.
+    // Source row r's first byte in the slab (spaced: but for the 16 bytes after each chunk j).
     const auto row_at = [&](int r) {
       return dense ? static_cast<int>(s_low & 15) + r * row_bytes
                    : r * src_pitch + static_cast<int>((s_low + r * lda_low) & 15);
@@ -353,20 +391,21 @@ __global__ void __launch_bounds__(skinny_any_size_threads)
         const auto row = [&](int i) {
           return j * per_chunk + static_cast<int>((first + i) % per_chunk);
         };
+        const unsigned char* column = slab + c * E + (spaced ? 16 * j : 0);
         if ((j + 1) * per_chunk <= rows_here) {
 #pragma unroll
-          for (int i = 0; i < per_chunk; ++i) load_element<E>(slab + row_at(row(i)) + c * E, v, i);
+          for (int i = 0; i < per_chunk; ++i) load_element<E>(column + row_at(row(i)), v, i);
         } else {  // the chunk the matrix's last row cuts
 #pragma unroll
           for (int i = 0; i < per_chunk; ++i)
-            if (row(i) < rows_here) load_element<E>(slab + row_at(row(i)) + c * E, v, i);
+            if (row(i) < rows_here) load_element<E>(column + row_at(row(i)), v, i);
         }
         turn_down(v, static_cast<int>(16 - first * E) & 15);
         *reinterpret_cast<uint4*>(staging + c * dst_pitch + 16 * j) =
             make_uint4(v[0], v[1], v[2], v[3]);
       }
     };
-    if (cols < 32)
+    if (!spaced && turned_for(cols))
       columns_to_chunks(std::true_type{});
     else
       columns_to_chunks(std::false_type{});
@@ -412,25 +451,37 @@ void launch_shifted(const copy_args& a, cudaStream_t stream) {
   const std::int64_t per_matrix = (long_side + length - 1) / length;
   const std::int64_t total = per_matrix * a.batch;
   constexpr int slack = 16;  // word reads past a run (read_16_bytes_at)
+  // Spaced slabs (spaced_group_bytes) for an even short side below 32, where the run along the
+  // long side (a wide matrix's destination, a tall one's source) is dense and every slab's starts
+  // on 16 bytes.
+  const bool even_and_narrow = short_side < 32 && short_side % 2 == 0;
+  const auto runs_aligned = [](const void* base, std::int64_t stride, std::int64_t batch) {
+    return reinterpret_cast<std::uintptr_t>(base) % 16 == 0 && (batch == 1 || stride * E % 16 == 0);
+  };
   if (wide) {
+    const bool spaced =
+        even_and_narrow && a.ldb == short_side && runs_aligned(a.dst, a.dst_stride, a.batch);
     const int pitch = odd_chunks(length * E + 16);  // a row's covering chunks, and the next
     const int buffer_bytes = short_side * pitch;
     const int staging_at = 2 * buffer_bytes;
-    const int shared = staging_at + length * short_side * E + slack;
+    const int shared = staging_at + length * short_side * E + (spaced ? length * E : 0) + slack;
     const auto kernel = shifted_wide_slab_kernel<E>;
     constexpr const char* name = "shifted_wide_slab_kernel launch";
     allow_dynamic_shared(kernel, shared, name);
     kernel<<<resident_grid(kernel, shared, total, name), skinny_any_size_threads, shared, stream>>>(
         src, dst, short_side, a.cols, a.lda * E, a.ldb * E, a.src_stride * E, a.dst_stride * E,
-        length, pitch, buffer_bytes, staging_at, per_matrix, total);
+        length, pitch, buffer_bytes, staging_at, spaced, per_matrix, total);
     check_launch(name);
   } else {
     const int row_bytes = short_side * E;
     const bool dense_source = a.lda == short_side;
+    const bool spaced =
+        even_and_narrow && dense_source && runs_aligned(a.src, a.src_stride, a.batch);
     const int src_pitch = (15 + row_bytes + 15) / 16 * 16;  // a row's covering chunks
     const int fetched = length + 16 / E;                    // the slab's rows and the halo
     const int buffer_bytes =
-        (dense_source ? (15 + fetched * row_bytes + 15) / 16 * 16 : fetched * src_pitch) + slack;
+        (dense_source ? (15 + fetched * row_bytes + 15) / 16 * 16 : fetched * src_pitch) +
+        (spaced ? fetched * E + 16 : 0) + slack;
     const int dst_pitch = odd_chunks(fetched * E);
     const int staging_at = 2 * buffer_bytes;
     const int shared = staging_at + short_side * dst_pitch + slack;
@@ -439,7 +490,7 @@ void launch_shifted(const copy_args& a, cudaStream_t stream) {
     allow_dynamic_shared(kernel, shared, name);
     kernel<<<resident_grid(kernel, shared, total, name), skinny_any_size_threads, shared, stream>>>(
         src, dst, a.rows, short_side, a.lda * E, a.ldb * E, a.src_stride * E, a.dst_stride * E,
-        length, src_pitch, dst_pitch, buffer_bytes, staging_at, per_matrix, total);
+        length, src_pitch, dst_pitch, buffer_bytes, staging_at, spaced, per_matrix, total);
     check_launch(name);
   }
 }
@@ -475,17 +526,19 @@ void launch_plain(const copy_args& a, cudaStream_t stream) {
 }
 
 /// The plain slabs where they ran faster than the shifted ones on the H100 (2026-11-24, 128 MiB
-/// skinny matrices of every element size, a short side S of 2 to 127, the long side aligned and
+/// skinny matrices of every element size, a short side S of 2 to 127, the long side even and
 /// odd; docs/performance.md): their vector paths need the rows along the long side (a wide
 /// matrix's source rows, a tall one's destination rows) to start on 16 bytes, and their element
 /// accesses cost elements of 2 bytes and more less. Plain where (x copy, plain against shifted):
-/// - wide: S < 32 with aligned rows or elements of 2 bytes or more (1-byte 8 x 16777216 0.85
-///   against 0.76, 2-byte 2 x 33554433 0.93 against 0.86), 4-byte aligned (0.88-0.93 against
-///   0.85-0.91), 8- and 16-byte (8-byte 63 x 266305 0.89 against 0.86); shifted otherwise
-///   (1-byte 33 x 4067201 0.85 against 0.63, 4-byte 33 x 1016801 0.88 against 0.79);
-/// - tall: S <= 64 with aligned rows (1-byte 4194304 x 32 0.89 against 0.84, 2-byte 1065216 x 63
+/// - wide: S < 5 with aligned rows or elements of 2 bytes or more (1-byte 3 x 44739232 0.86
+///   against 0.78, 2-byte 3 x 22369601 level), 2-byte ones aligned up to S = 32 (8 x 8388608
+///   0.94 against 0.89; xpose bench 32 x 4000000 0.90 against 0.85), 4-byte ones with S < 32 or
+///   aligned (3 x 11184801 0.95 against 0.91), 8- and 16-byte (8-byte 63 x 266305 0.89 against
+///   0.86); shifted otherwise (1-byte 8 x 16777217 0.91 against 0.65, aligned 16 x 8388608 0.87
+///   against 0.84, 2-byte 31 x 2164801 0.90 against 0.78, 4-byte 33 x 1016801 0.88 against 0.79);
+/// - tall: S <= 64 with aligned rows (1-byte 4194304 x 32 0.95 against 0.80, 2-byte 1065216 x 63
 ///   0.96 against 0.89), elements of 4 bytes and more with S < 48 (4-byte 1016801 x 33 0.91
-///   against 0.84), 8- and 16-byte; shifted otherwise (1-byte 4194305 x 32 0.85 against 0.21,
+///   against 0.84), 8- and 16-byte; shifted otherwise (1-byte 4194305 x 32 0.86 against 0.20,
 ///   1056832 x 127 0.84 against 0.65).
 template <int E>
 skinny_slabs choose_slabs_for(const copy_args& a) {
@@ -493,7 +546,9 @@ skinny_slabs choose_slabs_for(const copy_args& a) {
   if (E >= 8) return plain;
   if (a.rows <= a.cols) {  // wide
     const bool aligned = rows_aligned(a.src, a.lda, a.src_stride, a.batch, E, 16);
-    return (a.rows < 32 && (aligned || E >= 2)) || (E == 4 && aligned) ? plain : shifted;
+    if (E == 1) return aligned && a.rows < 5 ? plain : shifted;
+    if (E == 2) return a.rows < 5 || (aligned && a.rows <= 32) ? plain : shifted;
+    return a.rows < 32 || aligned ? plain : shifted;
   }
   const bool aligned = rows_aligned(a.dst, a.ldb, a.dst_stride, a.batch, E, 16);
   return (a.cols <= 64 && aligned) || (E == 4 && a.cols < 48) ? plain : shifted;

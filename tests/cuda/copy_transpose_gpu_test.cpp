@@ -192,10 +192,10 @@ TEST(GpuCopyTranspose, RowsBelowATileTakeTheTilesWhenFullEnough) {
 }
 
 // The skinny slabs: plain ones where the rows along the long side start on 16 bytes (short sides
-// up to 64 for tall matrices, below 32 for wide ones of 1- and 2-byte elements), for elements of
-// 2 bytes and more in wide matrices of fewer than 32 rows, 4-byte ones in aligned wide matrices
-// and tall ones of fewer than 48 columns, and 8- and 16-byte ones; shifted ones elsewhere. Both
-// sides of each line, then through the dispatch.
+// up to 64 for tall matrices; below 5 for wide ones of 1-byte elements, up to 32 for 2-byte
+// ones, any for 4-byte ones), for wide matrices of fewer than 5 rows of 2-byte elements and of
+// fewer than 32 of 4-byte ones, tall ones of fewer than 48 columns of 4-byte elements, and 8- and
+// 16-byte elements; shifted ones elsewhere. Both sides of each line, then through the dispatch.
 TEST(GpuCopyTranspose, SkinnySlabsPlainOrShifted) {
   XPOSE_REQUIRE_GPU();
   using detail::cuda::choose_skinny_slabs, detail::cuda::skinny_slabs;
@@ -205,10 +205,11 @@ TEST(GpuCopyTranspose, SkinnySlabsPlainOrShifted) {
     skinny_slabs expected;
   };
   const slabs_case cases[] = {
-      {31, 3008, 1, skinny_slabs::plain},   {32, 3008, 1, skinny_slabs::shifted},
-      {8, 3001, 1, skinny_slabs::shifted},  {8, 3001, 2, skinny_slabs::plain},
-      {31, 3001, 2, skinny_slabs::plain},   {32, 3001, 2, skinny_slabs::shifted},
-      {40, 3008, 4, skinny_slabs::plain},   {40, 3001, 4, skinny_slabs::shifted},
+      {4, 3008, 1, skinny_slabs::plain},    {5, 3008, 1, skinny_slabs::shifted},
+      {4, 3001, 1, skinny_slabs::shifted},  {4, 3001, 2, skinny_slabs::plain},
+      {5, 3001, 2, skinny_slabs::shifted},  {32, 3008, 2, skinny_slabs::plain},
+      {33, 3008, 2, skinny_slabs::shifted}, {31, 3001, 4, skinny_slabs::plain},
+      {32, 3001, 4, skinny_slabs::shifted}, {40, 3008, 4, skinny_slabs::plain},
       {40, 3001, 8, skinny_slabs::plain},   {3008, 64, 1, skinny_slabs::plain},
       {3008, 65, 1, skinny_slabs::shifted}, {3001, 8, 1, skinny_slabs::shifted},
       {3008, 40, 2, skinny_slabs::plain},   {3001, 40, 2, skinny_slabs::shifted},

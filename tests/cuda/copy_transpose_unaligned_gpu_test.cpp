@@ -366,6 +366,11 @@ TEST(GpuCopySkinnySlabs, SmallSanitizerShapes) {
                       1200 + e);
       check_unaligned(slabs({517, 33, e, 35, 521, 2, 517 * 35 + 3, 33 * 521 + 5, 0, ue}, kind),
                       1250 + e);
+      // An even short side below 32 and dense runs on 16 bytes: the shifted slabs spaced.
+      check_unaligned(slabs({8, 1000, e, 0, 0, 3}, kind), 1300 + e);
+      check_unaligned(slabs({1000, 8, e, 0, 0, 3}, kind), 1350 + e);
+      check_unaligned(slabs({6, 1001, e, 0, 0, 1, 0, 0, ue, 0}, kind), 1400 + e);
+      check_unaligned(slabs({1001, 6, e, 0, 0, 1, 0, 0, 0, ue}, kind), 1450 + e);
     }
 }
 
