@@ -10,8 +10,7 @@
 //   tall (S columns): L x S source elements (one contiguous run when lda == S, loaded with
 //     16-byte loads) -> S destination row segments of L elements, written with 16-byte stores
 //     where they start on 16 bytes (element stores elsewhere).
-//   Shared memory holds the slab with the short dimension outermost, rows an odd number of
-//   16-byte chunks apart.
+//   Shared memory holds the slab with the short dimension outermost, rows plain_pitch apart.
 // Shifted slabs: the slab scheme of skinny_any_size (copy_transpose_skinny_any_size_kernel.cuh):
 // the source fetched as the aligned 16-byte chunks that cover it with cp.async into one of two
 // source slabs while the other is moved, with step 2 made for power-of-two elements so that
@@ -27,9 +26,11 @@
 //     of each destination row that start in its segment: the last one ends in a halo of 16 / E
 //     rows fetched after the slab, so that only the matrix's first and last rows cut a chunk.
 //   With fewer than 32 rows (columns) a warp's lanes also take consecutive chunks j, whose
-//   elements lie 16 * S bytes apart: 4 * S words, for an odd S of 5 or more in as many banks as
-//   there are chunks, for other S often in the same ones. There lane j starts at its chunk's
-//   element j mod (16 / E) and goes round, which spreads them (turned_for).
+//   elements lie 16 * S bytes apart in the destination (source) slab: 4 * S words, for an odd S
+//   of 5 or more in as many banks as there are chunks, for other S often in the same ones. For an
+//   even S from 4 the slab is spaced, 16 bytes after each chunk's group (spaced_group_bytes),
+//   where the run along the long side is dense and on 16 bytes; otherwise lane j starts at its
+//   chunk's element j mod (16 / E) and goes round (turned_for), which costs more instructions.
 // The plain slabs alone (with rows 16 bytes apart in shared memory, a multiple of 128 for some S:
 // 8.8-way bank conflicts) ran on the H100 (2026-11-24, ncu and xpose bench) 1-byte 33 x 4000000
 // at 0.56 x copy, 33 x 4000001 at 0.32, 4000001 x 33 at 0.17, 2-byte 33 x 2033601 at 0.62.
@@ -197,8 +198,9 @@ __global__ void __launch_bounds__(plain_slab_threads)
 
 /// Bytes from one 16-byte chunk's elements of every row (column) to the next chunk's in the
 /// destination (source) slab of a wide (tall) shifted slab of `short_side` rows (columns): 16 *
-/// short_side, or spaced 16 more (for an even short side, 4 * (short_side + 1) words: as many
-/// banks as there are chunks a warp takes, up to 8; turning the elements costs more).
+/// short_side, or spaced 16 more (for an even short side, 4 * (short_side + 1) words: the chunks
+/// a warp takes, up to 8, in different banks; turning the elements instead cost 1-byte 8 x
+/// 16777217 0.79 x copy against 0.91 spaced, 16777217 x 8 0.74 against 0.85).
 __device__ __forceinline__ int spaced_group_bytes(int short_side, bool spaced) {
   return 16 * short_side + (spaced ? 16 : 0);
 }
@@ -451,10 +453,11 @@ void launch_shifted(const copy_args& a, cudaStream_t stream) {
   const std::int64_t per_matrix = (long_side + length - 1) / length;
   const std::int64_t total = per_matrix * a.batch;
   constexpr int slack = 16;  // word reads past a run (read_16_bytes_at)
-  // Spaced slabs (spaced_group_bytes) for an even short side below 32, where the run along the
-  // long side (a wide matrix's destination, a tall one's source) is dense and every slab's starts
-  // on 16 bytes.
-  const bool even_and_narrow = short_side < 32 && short_side % 2 == 0;
+  // Spaced slabs (spaced_group_bytes) for an even short side from 4 to 30, where the run along
+  // the long side (a wide matrix's destination, a tall one's source) is dense and every slab's
+  // starts on 16 bytes. With 2 rows (columns) a warp takes 16 chunks, 8 banks apart: turned
+  // ones ran faster (2-byte 33554433 x 2 0.86 against 0.75 x copy).
+  const bool even_and_narrow = short_side >= 4 && short_side < 32 && short_side % 2 == 0;
   const auto runs_aligned = [](const void* base, std::int64_t stride, std::int64_t batch) {
     return reinterpret_cast<std::uintptr_t>(base) % 16 == 0 && (batch == 1 || stride * E % 16 == 0);
   };
