@@ -51,7 +51,8 @@ constexpr std::int64_t rows_in_whole_tiles(std::int64_t rows, std::int64_t heigh
   return (rows + height - 1) / height * height;
 }
 /// What launch_copy_tuned runs: the slab kernels (fewer columns than copy_tuned_policy's tile,
-/// or fewer rows and the tiles below too empty: see copy_transpose_tuned.cu), copy_tuned's tiles
+/// fewer rows and the tiles below too empty, or short rows just past the tile where
+/// copy_unaligned's tiles lose: see copy_transpose_tuned.cu), copy_tuned's tiles
 /// (source rows on 16 bytes, destination rows on 32), or for other rows copy_unaligned (1-, 2-,
 /// 4- and 8-byte words) or copy_sectors (16 bytes).
 enum class copy_kernel { skinny, tuned, unaligned, sectors };
@@ -82,6 +83,9 @@ void launch_copy_sectors(const copy_args& a, int word_bytes, cudaStream_t stream
 enum class skinny_slabs { plain, shifted };
 skinny_slabs choose_skinny_slabs(const copy_args& a, int word_bytes);
 void launch_copy_skinny(const copy_args& a, int word_bytes, cudaStream_t stream);
+/// Short, wide matrices of 1- and 2-byte elements with destination rows of at most this many
+/// bytes take the skinny slabs rather than copy_unaligned's tiles (copy_transpose_tuned.cu).
+constexpr std::int64_t skinny_past_the_tile_bytes = 300;
 void launch_copy_skinny_slabs(const copy_args& a, int word_bytes, skinny_slabs slabs,
                               cudaStream_t stream);
 /// The seed slides' progression: copy_naive, copy_shared_tiles, copy_padded_tiles,

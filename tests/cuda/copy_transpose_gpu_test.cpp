@@ -163,8 +163,10 @@ TEST(GpuCopyTranspose, LargeMatrixTilesCutByTheEdges) {
 
 // Fewer rows than copy_tuned's tile: the tiles of the kernel that would run when they are at
 // least 3/5 (copy_tuned) or 17/20 (copy_unaligned, copy_sectors) full, else the skinny slabs;
-// both sides of each line, dense and in a padded batch.
-TEST(GpuCopyTranspose, RowsBelowATileTakeTheTilesWhenFullEnough) {
+// past it, the slabs for short rows copy_unaligned would take (1- and 2-byte rows of at most
+// skinny_past_the_tile_bytes, 4- and 8-byte tiles less than 3/5 full) and tall 2-byte matrices
+// of at most 100 columns; both sides of each line, dense and in a padded batch.
+TEST(GpuCopyTranspose, RowsNearATileTakeTheTilesWhenFullEnough) {
   XPOSE_REQUIRE_GPU();
   using detail::cuda::choose_copy_kernel, detail::cuda::copy_kernel;
   struct line_case {
@@ -173,14 +175,36 @@ TEST(GpuCopyTranspose, RowsBelowATileTakeTheTilesWhenFullEnough) {
     copy_kernel expected;
   };
   const line_case cases[] = {
-      {64, 3008, 1, copy_kernel::skinny},  {96, 3008, 1, copy_kernel::tuned},
-      {32, 3008, 2, copy_kernel::skinny},  {48, 3008, 2, copy_kernel::tuned},
-      {32, 3008, 4, copy_kernel::skinny},  {40, 3008, 4, copy_kernel::tuned},
-      {47, 3001, 4, copy_kernel::skinny},  {48, 3001, 4, copy_kernel::unaligned},
-      {50, 3001, 8, copy_kernel::skinny},  {51, 3001, 8, copy_kernel::unaligned},
-      {36, 3008, 8, copy_kernel::skinny},  {40, 3008, 8, copy_kernel::tuned},
-      {18, 3008, 16, copy_kernel::skinny}, {20, 3008, 16, copy_kernel::tuned},
-      {27, 3001, 16, copy_kernel::skinny}, {29, 3001, 16, copy_kernel::sectors},
+      {64, 3008, 1, copy_kernel::skinny},
+      {96, 3008, 1, copy_kernel::tuned},
+      {32, 3008, 2, copy_kernel::skinny},
+      {48, 3008, 2, copy_kernel::tuned},
+      {32, 3008, 4, copy_kernel::skinny},
+      {40, 3008, 4, copy_kernel::tuned},
+      {47, 3001, 4, copy_kernel::skinny},
+      {48, 3001, 4, copy_kernel::unaligned},
+      {50, 3001, 8, copy_kernel::skinny},
+      {51, 3001, 8, copy_kernel::unaligned},
+      {36, 3008, 8, copy_kernel::skinny},
+      {40, 3008, 8, copy_kernel::tuned},
+      {18, 3008, 16, copy_kernel::skinny},
+      {20, 3008, 16, copy_kernel::tuned},
+      {27, 3001, 16, copy_kernel::skinny},
+      {29, 3001, 16, copy_kernel::sectors},
+      // Past the tile: short rows that copy_unaligned would take, and tall 2-byte matrices.
+      {129, 3001, 1, copy_kernel::skinny},
+      {300, 3001, 1, copy_kernel::skinny},
+      {301, 3001, 1, copy_kernel::unaligned},
+      {160, 3008, 1, copy_kernel::tuned},
+      {150, 3001, 2, copy_kernel::skinny},
+      {151, 3001, 2, copy_kernel::unaligned},
+      {67, 3001, 4, copy_kernel::skinny},
+      {68, 3001, 4, copy_kernel::unaligned},
+      {71, 3001, 8, copy_kernel::skinny},
+      {72, 3001, 8, copy_kernel::unaligned},
+      {3001, 100, 2, copy_kernel::skinny},
+      {3001, 101, 2, copy_kernel::unaligned},
+      {3001, 129, 1, copy_kernel::unaligned},
   };
   for (const line_case& c : cases) {
     EXPECT_EQ(choose_copy_kernel(dense_args(c.rows, c.cols), c.e), c.expected)

@@ -350,9 +350,20 @@ unaligned_case slabs(unaligned_case c, xpose::detail::cuda::skinny_slabs kind) {
   return c;
 }
 
-/// The longest short side the dispatch sends the skinny slabs: below copy_tuned's tile height.
+/// The longest short side the dispatch sends the skinny slabs (copy_transpose_tuned.cu): below
+/// copy_tuned's tile height, or past it where copy_unaligned's tiles lose.
 std::int64_t most_skinny_side(int e) {
-  return e == 1 ? 127 : e == 16 ? 31 : 63;
+  switch (e) {
+    case 1:
+    case 2:
+      return xpose::detail::cuda::skinny_past_the_tile_bytes / e;
+    case 4:
+      return 67;
+    case 8:
+      return 71;
+    default:
+      return 31;
+  }
 }
 
 TEST(GpuCopySkinnySlabs, SmallSanitizerShapes) {
@@ -378,7 +389,7 @@ TEST(GpuCopySkinnySlabs, EveryShortSide) {
   XPOSE_REQUIRE_GPU();
   for (const auto kind : both_slabs)
     for (int e : power_of_two_sizes)
-      for (std::int64_t side = 1; side <= most_skinny_side(e); side += side < 40 ? 1 : 7)
+      for (std::int64_t side = 1; side <= most_skinny_side(e); side += side < 40 ? 1 : 13)
         for (std::int64_t length : {1, 16, 17, 1000, 5003}) {
           check_unaligned(slabs({side, length, e}, kind), side * 1000 + length + e);
           check_unaligned(slabs({length, side, e}, kind), side * 2000 + length + e);

@@ -119,6 +119,15 @@ std::vector<bench_case> default_cuda_cases() {
        {100, 1342177, 1},
        {33, 2033601, 2},
        {2033601, 33, 2}});
+  // Just past copy_tuned's tile: short rows that copy_unaligned would take (the slabs), a tall
+  // 2-byte matrix just past its width.
+  add(cases, "cuda out-of-place copy_tuned", cuda, false, route::copy_tuned,
+      {{129, 1040417, 1},
+       {255, 526337, 1},
+       {65, 1032417, 2},
+       {1032417, 65, 2},
+       {65, 516193, 4},
+       {65, 258081, 8}});
   // The narrowest skinny shapes, and element sizes that are not powers of two: copy_any_size
   // (3 to 15 bytes) on odd and square shapes and tall ones of wide rows, skinny_any_size on
   // skinny shapes (2 to 64 rows or columns), the super-element kernel on aligned 12-byte rows.
