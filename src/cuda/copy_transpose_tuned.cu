@@ -39,24 +39,24 @@ constexpr int tile_height(copy_kernel k) {
 /// copy_tuned's.)
 /// At and past copy_tuned's tile height, short, wide matrices that would take copy_unaligned go
 /// to the slabs too (the shifted ones for 1- and 2-byte elements, choose_skinny_slabs) when
-/// their rows have at most skinny_past_the_tile_bytes (1- and 2-byte elements), or when the tiles
-/// would be less than 3/5 full (4- and 8-byte), and so do tall 2-byte matrices of at most 100
-/// columns: 128 MiB, x copy, tiles against slabs (eleventh session): 1-byte 129 rows 0.38
-/// against 0.79, 200 rows 0.65 against 0.76, 255 rows 0.57 against 0.80, 300 rows 0.65 against
-/// 0.72; 2-byte 65 rows 0.50 against 0.88, 127 rows 0.76 against 0.85, 150 rows 0.78 against
-/// 0.83; 4-byte 65 rows 0.77 against 0.87, 8-byte 65 rows 0.83 against 0.93 (plain slabs);
-/// 2-byte 1032417 x 65 0.38 against 0.74, 838849 x 80 0.48 against 0.78, 671073 x 100 0.55
-/// against 0.74. The tiles kept the others: copy_tuned's (1-byte 160 and 224 rows 0.89 and 0.95
-/// against 0.80 and 0.76, 2-byte 80 rows 0.97 against 0.87), copy_unaligned's fuller ones (4-byte
-/// 80-127 rows 0.87-0.93 against 0.83-0.88), tall 1-, 4- and 8-byte ones (1-byte 1040417 x 129
-/// 0.79 against 0.58), 2-byte 528417 x 127 level, 447393 x 150 0.73 against 0.63.
-/// copy_tuned takes source rows on 16 bytes and destination rows on 32 bytes; everything else (odd
-/// dimensions, and e.g. 1-byte 8208 x 8176 or 16-byte 4095 x 4097 whose destination rows start
-/// mid-sector) goes to a kernel that writes whole 32-byte sectors: copy_unaligned (16-byte
-/// accesses, rows shifted in registers) for 1-, 2-, 4- and 8-byte elements, copy_sectors (one
-/// element per lane) for 16-byte ones, whose rows always start on 16 bytes. Ratios to a copy on the
-/// H100 (odd shapes: scripts/device_tune_policies.cu --odd-only, 2026-11-23): see
-/// docs/performance.md.
+/// their rows have at most skinny_past_the_tile_bytes and do not fill the tiles (1- and 2-byte
+/// elements: 1-byte 224 x 599169, whole tiles, 0.93 against 0.76), or when the tiles would be
+/// less than 3/5 full (4- and 8-byte), and so do tall 2-byte matrices of at most 100 columns: 128
+/// MiB, x copy, tiles against slabs (eleventh session): 1-byte 129 rows 0.38 against 0.79, 200 rows
+/// 0.65 against 0.76, 255 rows 0.57 against 0.80, 300 rows 0.65 against 0.72; 2-byte 65 rows 0.50
+/// against 0.88, 127 rows 0.76 against 0.85, 150 rows 0.78 against 0.83; 4-byte 65 rows 0.77
+/// against 0.87, 8-byte 65 rows 0.83 against 0.93 (plain slabs); 2-byte 1032417 x 65 0.38 against
+/// 0.74, 838849 x 80 0.48 against 0.78, 671073 x 100 0.55 against 0.74. The tiles kept the others:
+/// copy_tuned's (1-byte 160 and 224 rows 0.89 and 0.95 against 0.80 and 0.76, 2-byte 80 rows 0.97
+/// against 0.87), copy_unaligned's fuller ones (4-byte 80-127 rows 0.87-0.93 against 0.83-0.88),
+/// tall 1-, 4- and 8-byte ones (1-byte 1040417 x 129 0.79 against 0.58), 2-byte 528417 x 127 level,
+/// 447393 x 150 0.73 against 0.63. copy_tuned takes source rows on 16 bytes and destination rows on
+/// 32 bytes; everything else (odd dimensions, and e.g. 1-byte 8208 x 8176 or 16-byte 4095 x 4097
+/// whose destination rows start mid-sector) goes to a kernel that writes whole 32-byte sectors:
+/// copy_unaligned (16-byte accesses, rows shifted in registers) for 1-, 2-, 4- and 8-byte elements,
+/// copy_sectors (one element per lane) for 16-byte ones, whose rows always start on 16 bytes.
+/// Ratios to a copy on the H100 (odd shapes: scripts/device_tune_policies.cu --odd-only,
+/// 2026-11-23): see docs/performance.md.
 template <int E>
 copy_kernel choose_for(const copy_args& a) {
   using policy = copy_tuned_policy<E>;
@@ -74,8 +74,10 @@ copy_kernel choose_for(const copy_args& a) {
         aligned ? 5 * a.rows >= 3 * tiled_rows : 20 * a.rows >= 17 * tiled_rows;
     if (!full_enough) return copy_kernel::skinny;
   } else if (tiles == copy_kernel::unaligned && a.rows <= a.cols) {
-    // Short, wide matrices just past the tile: copy_unaligned's tiles lose to the slabs.
-    if (E <= 2 ? a.rows * E <= skinny_past_the_tile_bytes : 5 * a.rows < 3 * tiled_rows)
+    // Short, wide matrices just past the tile: copy_unaligned's tiles lose to the slabs, unless
+    // they are full.
+    if (E <= 2 ? a.rows * E <= skinny_past_the_tile_bytes && a.rows < tiled_rows
+               : 5 * a.rows < 3 * tiled_rows)
       return copy_kernel::skinny;
   } else if (tiles == copy_kernel::unaligned && E == 2 && a.cols * E <= 200) {
     return copy_kernel::skinny;  // tall 2-byte matrices just past the tile's width, likewise
