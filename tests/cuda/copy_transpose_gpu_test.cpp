@@ -164,8 +164,8 @@ TEST(GpuCopyTranspose, LargeMatrixTilesCutByTheEdges) {
 // Fewer rows than copy_tuned's tile: the tiles of the kernel that would run when they are at
 // least 3/5 (copy_tuned) or 17/20 (copy_unaligned, copy_sectors) full, else the skinny slabs;
 // past it, the slabs for short rows copy_unaligned would take (1- and 2-byte rows of at most
-// skinny_past_the_tile_bytes, 4- and 8-byte tiles less than 3/5 full) and tall 2-byte matrices
-// of at most 100 columns; both sides of each line, dense and in a padded batch.
+// skinny_past_the_tile_bytes short of whole tiles, 4- and 8-byte tiles less than 3/5 full) and tall
+// 2-byte matrices of at most 100 columns; both sides of each line, dense and in a padded batch.
 TEST(GpuCopyTranspose, RowsNearATileTakeTheTilesWhenFullEnough) {
   XPOSE_REQUIRE_GPU();
   using detail::cuda::choose_copy_kernel, detail::cuda::copy_kernel;
@@ -196,6 +196,8 @@ TEST(GpuCopyTranspose, RowsNearATileTakeTheTilesWhenFullEnough) {
       {300, 3001, 1, copy_kernel::skinny},
       {301, 3001, 1, copy_kernel::unaligned},
       {160, 3008, 1, copy_kernel::tuned},
+      {224, 3001, 1, copy_kernel::unaligned},  // whole copy_unaligned tiles
+      {223, 3001, 1, copy_kernel::skinny},
       {150, 3001, 2, copy_kernel::skinny},
       {151, 3001, 2, copy_kernel::unaligned},
       {67, 3001, 4, copy_kernel::skinny},
