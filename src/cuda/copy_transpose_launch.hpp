@@ -75,7 +75,8 @@ void launch_copy_unaligned(const copy_args& a, int word_bytes, cudaStream_t stre
 /// sectors; word_bytes 16. Any shape.
 void launch_copy_sectors(const copy_args& a, int word_bytes, cudaStream_t stream);
 /// Skinny matrices (those choose_copy_kernel names skinny: fewer columns than copy_tuned_policy's
-/// tile, or fewer rows and the tiles too empty): slabs of the whole short side times a stretch of
+/// tile, fewer rows and the tiles too empty, or short rows just past the tile where
+/// copy_unaligned's tiles lose): slabs of the whole short side times a stretch of
 /// the long side (copy_transpose_skinny.cu), plain ones (16-byte accesses where rows start on 16
 /// bytes, element accesses elsewhere) or shifted ones (aligned chunks fetched with cp.async and
 /// shifted in shared memory) as choose_skinny_slabs picks; word_bytes 1, 2, 4, 8 or 16. Any
@@ -83,9 +84,13 @@ void launch_copy_sectors(const copy_args& a, int word_bytes, cudaStream_t stream
 enum class skinny_slabs { plain, shifted };
 skinny_slabs choose_skinny_slabs(const copy_args& a, int word_bytes);
 void launch_copy_skinny(const copy_args& a, int word_bytes, cudaStream_t stream);
-/// Short, wide matrices of 1- and 2-byte elements with destination rows of at most this many
-/// bytes take the skinny slabs rather than copy_unaligned's tiles (copy_transpose_tuned.cu).
+/// Short, wide matrices of 1- and 2-byte elements past copy_tuned's tile height, with
+/// destination rows of at most this many bytes that do not fill copy_unaligned's tiles, take the
+/// skinny slabs rather than those tiles (copy_transpose_tuned.cu).
 constexpr std::int64_t skinny_past_the_tile_bytes = 300;
+/// Tall matrices of 2-byte elements with source rows of at most this many bytes that
+/// copy_unaligned would take do too.
+constexpr std::int64_t skinny_tall_past_the_tile_bytes = 200;
 void launch_copy_skinny_slabs(const copy_args& a, int word_bytes, skinny_slabs slabs,
                               cudaStream_t stream);
 /// The seed slides' progression: copy_naive, copy_shared_tiles, copy_padded_tiles,

@@ -196,11 +196,12 @@ __global__ void __launch_bounds__(plain_slab_threads)
   }
 }
 
-/// Bytes from one 16-byte chunk's elements of every row (column) to the next chunk's in the
-/// destination (source) slab of a wide (tall) shifted slab of `short_side` rows (columns): 16 *
-/// short_side, or spaced 16 more (for an even short side, 4 * (short_side + 1) words: the chunks
-/// a warp takes, up to 8, in different banks; turning the elements instead cost 1-byte 8 x
-/// 16777217 0.79 x copy against 0.91 spaced, 16777217 x 8 0.74 against 0.85).
+/// Bytes from one 16-byte chunk's elements of every row to the next chunk's in the destination
+/// slab of a wide shifted slab of `short_side` rows: 16 * short_side, or spaced 16 more. For an
+/// even short side that is 4 * (short_side + 1) words: the chunks a warp takes, up to 8, land in
+/// different banks; turning the elements instead cost 1-byte 8 x 16777217 0.79 x copy against
+/// 0.91 spaced. A tall slab's source run is spaced the same way, 16 bytes after every `cols`
+/// chunks (16777217 x 8 0.74 against 0.85).
 __device__ __forceinline__ int spaced_group_bytes(int short_side, bool spaced) {
   return 16 * short_side + (spaced ? 16 : 0);
 }
@@ -379,6 +380,9 @@ __global__ void __launch_bounds__(skinny_any_size_threads)
         reinterpret_cast<std::uintptr_t>(src + p.matrix * src_stride + p.first * lda));
     const auto lda_low = static_cast<unsigned>(lda);
     // Source row r's first byte in the slab (spaced: but for the 16 bytes after each chunk j).
+    // The dense test stays at the kernel's scope: the compiler then unswitches the gather
+    // (computed per slab, it split the gather into a branch per element, and tall 1-byte
+    // 16000001 x 8 ran at 0.70 x copy against 0.84).
     const auto row_at = [&](int r) {
       return dense ? static_cast<int>(s_low & 15) + r * row_bytes
                    : r * src_pitch + static_cast<int>((s_low + r * lda_low) & 15);
@@ -446,8 +450,13 @@ void launch_shifted(const copy_args& a, cudaStream_t stream) {
   const int short_side = static_cast<int>(wide ? a.rows : a.cols);
   const std::int64_t long_side = wide ? a.cols : a.rows;
   // A multiple of 16 long-side indices (each slab's chunks then start where the first slab's
-  // do), about shifted_slab_bytes of data, no more than the long side needs.
-  const std::int64_t fit = shifted_slab_bytes / (std::int64_t{short_side} * E) / 16 * 16;
+  // do), about shifted_slab_bytes of source slab, no more than the long side needs. Padded
+  // source rows of a tall slab take their covering chunks each (src_pitch).
+  const auto covering = [](int bytes) { return (15 + bytes + 15) / 16 * 16; };  // any alignment
+  const bool dense_source = wide || a.lda == short_side;
+  const int src_pitch = covering(short_side * E);
+  const int index_bytes = dense_source ? short_side * E : src_pitch;
+  const std::int64_t fit = shifted_slab_bytes / index_bytes / 16 * 16;
   const std::int64_t needed = (long_side + 15) / 16 * 16;
   const int length = static_cast<int>(fit < 16 ? 16 : fit < needed ? fit : needed);
   const std::int64_t per_matrix = (long_side + length - 1) / length;
@@ -477,14 +486,11 @@ void launch_shifted(const copy_args& a, cudaStream_t stream) {
     check_launch(name);
   } else {
     const int row_bytes = short_side * E;
-    const bool dense_source = a.lda == short_side;
     const bool spaced =
         even_and_narrow && dense_source && runs_aligned(a.src, a.src_stride, a.batch);
-    const int src_pitch = (15 + row_bytes + 15) / 16 * 16;  // a row's covering chunks
-    const int fetched = length + 16 / E;                    // the slab's rows and the halo
-    const int buffer_bytes =
-        (dense_source ? (15 + fetched * row_bytes + 15) / 16 * 16 : fetched * src_pitch) +
-        (spaced ? fetched * E + 16 : 0) + slack;
+    const int fetched = length + 16 / E;  // the slab's rows and the halo
+    const int buffer_bytes = (dense_source ? covering(fetched * row_bytes) : fetched * src_pitch) +
+                             (spaced ? 16 * (fetched * E / 16 + 1) : 0) + slack;
     const int dst_pitch = odd_chunks(fetched * E);
     const int staging_at = 2 * buffer_bytes;
     const int shared = staging_at + short_side * dst_pitch + slack;

@@ -79,7 +79,8 @@ copy_kernel choose_for(const copy_args& a) {
     if (E <= 2 ? a.rows * E <= skinny_past_the_tile_bytes && a.rows < tiled_rows
                : 5 * a.rows < 3 * tiled_rows)
       return copy_kernel::skinny;
-  } else if (tiles == copy_kernel::unaligned && E == 2 && a.cols * E <= 200) {
+  } else if (tiles == copy_kernel::unaligned && E == 2 &&
+             a.cols * E <= skinny_tall_past_the_tile_bytes) {
     return copy_kernel::skinny;  // tall 2-byte matrices just past the tile's width, likewise
   }
   return tiles;

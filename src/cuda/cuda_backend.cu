@@ -141,8 +141,9 @@ std::string kernel_text(const stage& s) {
   switch (choose_copy_kernel(at_best, w)) {
     case copy_kernel::skinny:
       return "skinny slabs, the columns fewer than copy_tuned's tile, the rows too few to fill "
-             "the tiles enough, or short rows just past the tile (plain slabs where the rows "
-             "along the long side start on 16 bytes, shifted ones otherwise)" +
+             "the tiles enough, or short rows just past the tile; plain slabs (16-byte accesses "
+             "where rows start on 16 bytes) or shifted ones (aligned chunks shifted in shared "
+             "memory) as the shape and alignment at execute call for" +
              words;
     case copy_kernel::tuned: {
       copy_args off_sectors = at_best;  // what runs when the destination is not, at execute

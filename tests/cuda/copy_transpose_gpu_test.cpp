@@ -200,6 +200,8 @@ TEST(GpuCopyTranspose, RowsNearATileTakeTheTilesWhenFullEnough) {
       {223, 3001, 1, copy_kernel::skinny},
       {150, 3001, 2, copy_kernel::skinny},
       {151, 3001, 2, copy_kernel::unaligned},
+      {96, 3001, 2, copy_kernel::unaligned},  // whole copy_unaligned tiles
+      {95, 3001, 2, copy_kernel::skinny},
       {67, 3001, 4, copy_kernel::skinny},
       {68, 3001, 4, copy_kernel::unaligned},
       {71, 3001, 8, copy_kernel::skinny},
@@ -248,6 +250,10 @@ TEST(GpuCopyTranspose, SkinnySlabsPlainOrShifted) {
     const auto e = static_cast<std::size_t>(c.e);
     check_copy({c.rows, c.cols, e}, route::copy_tuned, 131 + c.rows + e);
   }
+  // Narrow padded source rows of a long tall matrix, through the dispatch: the shifted slab is
+  // sized by their covering chunks.
+  check_copy({20001, 4, 1, 5, 0}, route::copy_tuned, 141);
+  check_copy({50001, 2, 2, 3, 0}, route::copy_tuned, 142);
 }
 
 // copy_tuned's tiles walked down the column strips (rows <= 2 x cols, tiles_walk_down) and

@@ -337,10 +337,12 @@ TEST(GpuCopySkinnyAnySize, RandomShapesWithTheLibrarySlab) {
 }
 
 // The plain and the shifted skinny slabs (copy_transpose_skinny.cu), each on every shape whatever
-// choose_skinny_slabs would pick: short sides up to copy_tuned's tile height (the dispatch sends
-// fewer rows there), long sides whole and cut, around a shifted slab's length (16 KiB over the
+// choose_skinny_slabs would pick: short sides up to the most the dispatch sends the slabs
+// (most_skinny_side), long sides whole and cut, around a shifted slab's length (16 KiB over the
 // short side, in multiples of 16 elements: a tall slab's halo ends in the next slab or at the
-// matrix's end), misaligned pointers, padded rows, batches.
+// matrix's end), spaced slabs and even short sides that cannot be spaced, misaligned pointers,
+// padded rows (narrow padded rows of a long tall matrix: the slab sized by their covering
+// chunks), batches.
 constexpr int power_of_two_sizes[] = {1, 2, 4, 8, 16};
 constexpr xpose::detail::cuda::skinny_slabs both_slabs[] = {
     xpose::detail::cuda::skinny_slabs::plain, xpose::detail::cuda::skinny_slabs::shifted};
@@ -382,6 +384,9 @@ TEST(GpuCopySkinnySlabs, SmallSanitizerShapes) {
       check_unaligned(slabs({1000, 8, e, 0, 0, 3}, kind), 1350 + e);
       check_unaligned(slabs({6, 1001, e, 0, 0, 1, 0, 0, ue, 0}, kind), 1400 + e);
       check_unaligned(slabs({1001, 6, e, 0, 0, 1, 0, 0, 0, ue}, kind), 1450 + e);
+      // Even short sides whose batch strides leave the runs off 16 bytes: not spaced.
+      check_unaligned(slabs({8, 1001, e, 0, 0, 3}, kind), 1500 + e);
+      check_unaligned(slabs({1001, 8, e, 0, 0, 3}, kind), 1550 + e);
     }
 }
 
@@ -400,7 +405,8 @@ TEST(GpuCopySkinnySlabs, LongSidesAroundTheShiftedSlabLength) {
   XPOSE_REQUIRE_GPU();
   for (const auto kind : both_slabs)
     for (int e : power_of_two_sizes)
-      for (std::int64_t side : {std::int64_t{2}, std::int64_t{33}, most_skinny_side(e)}) {
+      for (std::int64_t side :
+           {std::int64_t{2}, std::int64_t{8}, std::int64_t{33}, most_skinny_side(e)}) {
         const std::int64_t slab = 16 * 1024 / (side * e) / 16 * 16;
         for (std::int64_t length : {slab, slab + 1, slab + 16 / e - 1, slab + 16 / e,
                                     slab + 16 / e + 1, 3 * slab - 1, 3 * slab + 7}) {
@@ -428,6 +434,19 @@ TEST(GpuCopySkinnySlabs, MisalignedPointersPaddedRowsAndBatches) {
           dense.cols = side;
           check_unaligned(slabs(dense, kind), 8000 + offset + e);
         }
+}
+
+TEST(GpuCopySkinnySlabs, PaddedNarrowRowsOfLongTallMatrices) {
+  XPOSE_REQUIRE_GPU();
+  for (const auto kind : both_slabs)
+    for (int e : power_of_two_sizes)
+      for (const std::int64_t side : {1, 2, 4, 8}) {
+        check_unaligned(slabs({200001, side, e, side + 1, 0}, kind), 9000 + side + e);
+        check_unaligned(
+            slabs({200001, side, e, side + 3, 200003, 2, 0, 0, 0, static_cast<std::size_t>(e)},
+                  kind),
+            9100 + side + e);
+      }
 }
 
 TEST(GpuCopySkinnySlabs, RandomShapes) {
