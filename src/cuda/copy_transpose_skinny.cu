@@ -27,10 +27,12 @@
 //     rows fetched after the slab, so that only the matrix's first and last rows cut a chunk.
 //   With fewer than 32 rows (columns) a warp's lanes also take consecutive chunks j, whose
 //   elements lie 16 * S bytes apart in the destination (source) slab: 4 * S words, for an odd S
-//   of 5 or more in as many banks as there are chunks, for other S often in the same ones. For an
-//   even S from 4 the slab is spaced, 16 bytes after each chunk's group (spaced_group_bytes),
-//   where the run along the long side is dense and on 16 bytes; otherwise lane j starts at its
-//   chunk's element j mod (16 / E) and goes round (turned_for), which costs more instructions.
+//   of 5 or more in as many banks as there are chunks, for S = 3 at most two in one (still
+//   cheaper than turning them: 1-byte 44739233 x 3 0.85 x copy against 0.77), for an even S often
+//   all in the same ones. For an even S from 4 the slab is spaced, 16 bytes after each chunk's
+//   group (spaced_group_bytes), where the run along the long side is dense and on 16 bytes;
+//   otherwise lane j starts at its chunk's element j mod (16 / E) and goes round (turned_for),
+//   which costs more instructions.
 // The plain slabs alone (with rows 16 bytes apart in shared memory, a multiple of 128 for some S:
 // 8.8-way bank conflicts) ran on the H100 (2026-11-24, ncu and xpose bench) 1-byte 33 x 4000000
 // at 0.56 x copy, 33 x 4000001 at 0.32, 4000001 x 33 at 0.17, 2-byte 33 x 2033601 at 0.62.
@@ -206,9 +208,10 @@ __device__ __forceinline__ int spaced_group_bytes(int short_side, bool spaced) {
   return 16 * short_side + (spaced ? 16 : 0);
 }
 
-/// Whether step 2 of shifted slabs of `short_side` rows (columns) turns each chunk's elements.
+/// Whether step 2 of shifted slabs of `short_side` rows (columns) turns each chunk's elements
+/// (where not spaced).
 __device__ __forceinline__ bool turned_for(int short_side) {
-  return short_side < 32 && (short_side % 2 == 0 || short_side < 5);
+  return short_side < 32 && (short_side % 2 == 0 || short_side == 1);
 }
 
 /// The 16 bytes `v` turned down by `bytes` (0 .. 15): byte k of the result is byte (k + bytes)
