@@ -4,7 +4,9 @@
 // policy of the element size and, for 1-, 2- and 8-byte elements, of the matrix size
 // (copy_transpose_policy.hpp) at run time. Assumes element-aligned pointers. Skinny shapes
 // (fewer columns than copy_tuned_policy's tile, or fewer rows and tiles too empty: choose_for)
-// go to copy_transpose_skinny.cu, other row alignments to copy_transpose_unaligned_kernel.cuh.
+// go to copy_transpose_skinny.cu, short, wide ones that tiles would cut to
+// copy_transpose_full_height_kernel.cuh, other row alignments to
+// copy_transpose_unaligned_kernel.cuh.
 #include <cstdint>
 #include <type_traits>
 
@@ -27,6 +29,35 @@ constexpr int tile_height(copy_kernel k) {
     return copy_unaligned_tile_rows<E>;
 }
 
+/// The least rows copy_full_height takes, for E-byte elements in rows that copy_tuned's tiles
+/// (`tuned`) or copy_unaligned's would move: fewer go to the skinny slabs or those tiles.
+template <int E>
+constexpr std::int64_t full_height_least_rows(bool tuned) {
+  if (tuned) return E <= 2 ? 32 : 20;
+  return E == 1 ? 34 : E == 2 ? 41 : 21;
+}
+/// The most destination row bytes copy_full_height takes (past them copy_unaligned's tiles cut
+/// the rows rarely enough).
+template <int E>
+constexpr std::int64_t full_height_most_row_bytes = E == 8 ? 1024 : 640;
+
+/// Short, wide matrices whose rows copy_unaligned would take, or whose copy_tuned tiles would be
+/// less than 3/5 full (fewer rows than the tile) or 2/3 full (more), go to copy_full_height within
+/// its rows (full_height_least_rows, full_height_most_row_bytes). 128 MiB, x copy, the dispatch
+/// before it against it (twelfth session, docs/performance.md): odd rows, 1-byte 37 rows 0.85
+/// against 0.93 (slabs), 160 rows 0.79 against 0.95, 300 rows 0.71 against 0.90, 417 rows 0.71
+/// against 0.88 (copy_unaligned), 600 rows 0.87 against 0.90; 2-byte 41 rows 0.42 against 0.89
+/// (copy_unaligned), 150 rows 0.81 against 0.91, 300 rows 0.88 against 0.92; 4-byte 29 rows 0.85
+/// against 0.97, 65 rows 0.84 against 0.97, 127 rows 0.87 against 0.97; 8-byte 29 rows 0.78
+/// against 0.98, 127 rows 0.92 against 0.99; aligned rows, 1-byte 64 rows 0.86 against 0.95
+/// (slabs), 160 rows 0.89 against 0.96 (copy_tuned, 5/8 full), 2-byte 32 rows 0.90 against 0.95,
+/// 4-byte 72 rows 0.96 against 0.98, 8-byte 20 rows 0.89 against 0.97. Where it lost: fewer rows
+/// (1-byte 33 0.86 against 0.84, 2-byte 37 0.90 against 0.86, 4-byte 17 0.93 against 0.90, 8-byte
+/// 17 0.95 against 0.91; aligned 2-byte 16 0.93 against 0.87, 4-byte 16 0.96 against 0.90, 8-byte
+/// 16 0.97 against 0.90), longer destination rows (1-byte 767 rows 0.83 against 0.67, 2-byte 383
+/// rows 0.91 against 0.78, 8-byte 160 rows 0.98 against 0.97) and fuller copy_tuned tiles (1-byte
+/// 192 rows, 3/4 full, 0.95 against 0.91; 2-byte 144 rows 0.98 against 0.96; 4-byte 40 rows, 5/8
+/// full, 0.98-0.99 against 0.97-0.98).
 /// Fewer columns than the policy's tile would leave most of each tile empty: such skinny shapes
 /// go to the slab kernels of copy_transpose_skinny.cu, and so do fewer rows than the tile unless
 /// the tiles of the kernel that would run are at least 3/5 (copy_tuned) or 17/20 (the others)
@@ -37,26 +68,18 @@ constexpr int tile_height(copy_kernel k) {
 /// rows (5/6 full) 0.71 against 0.75-0.83 and 8-byte 42 rows (7/10) 0.86 against 0.90-0.95.
 /// (For 1-byte elements the 17/20 never holds: copy_unaligned's tile has more rows than
 /// copy_tuned's.)
-/// At and past copy_tuned's tile height, short, wide matrices that would take copy_unaligned go
-/// to the slabs too (the shifted ones for 1- and 2-byte elements, choose_skinny_slabs) when
-/// their rows have at most skinny_past_the_tile_bytes and do not fill the tiles (1- and 2-byte
-/// elements: 1-byte 224 x 599169, whole tiles, 0.93 against 0.76), or when the tiles would be
-/// less than 3/5 full (4- and 8-byte), and so do tall 2-byte matrices of at most 100 columns: 128
-/// MiB, x copy, tiles against slabs (eleventh session): 1-byte 129 rows 0.38 against 0.79, 200 rows
-/// 0.65 against 0.76, 255 rows 0.57 against 0.80, 300 rows 0.65 against 0.72; 2-byte 65 rows 0.50
-/// against 0.88, 127 rows 0.76 against 0.85, 150 rows 0.78 against 0.83; 4-byte 65 rows 0.77
-/// against 0.87, 8-byte 65 rows 0.83 against 0.93 (plain slabs); 2-byte 1032417 x 65 0.38 against
-/// 0.74, 838849 x 80 0.48 against 0.78, 671073 x 100 0.55 against 0.74. The tiles kept the others:
-/// copy_tuned's (1-byte 160 and 224 rows 0.89 and 0.95 against 0.80 and 0.76, 2-byte 80 rows 0.97
-/// against 0.87), copy_unaligned's fuller ones (4-byte 80-127 rows 0.87-0.93 against 0.83-0.88),
-/// tall 1-, 4- and 8-byte ones (1-byte 1040417 x 129 0.79 against 0.58), 2-byte 528417 x 127 level,
-/// 447393 x 150 0.73 against 0.63. copy_tuned takes source rows on 16 bytes and destination rows on
-/// 32 bytes; everything else (odd dimensions, and e.g. 1-byte 8208 x 8176 or 16-byte 4095 x 4097
-/// whose destination rows start mid-sector) goes to a kernel that writes whole 32-byte sectors:
-/// copy_unaligned (16-byte accesses, rows shifted in registers) for 1-, 2-, 4- and 8-byte elements,
-/// copy_sectors (one element per lane) for 16-byte ones, whose rows always start on 16 bytes.
-/// Ratios to a copy on the H100 (odd shapes: scripts/device_tune_policies.cu --odd-only,
-/// 2026-11-23): see docs/performance.md.
+/// Tall 2-byte matrices of at most skinny_tall_past_the_tile_bytes a row that copy_unaligned
+/// would take go to the slabs too: 128 MiB, x copy, tiles against slabs (eleventh session):
+/// 1032417 x 65 0.38 against 0.74, 838849 x 80 0.48 against 0.78, 671073 x 100 0.55 against
+/// 0.74. The tiles kept the other tall ones: 1-, 4- and 8-byte (1-byte 1040417 x 129 0.79
+/// against 0.58), 2-byte 528417 x 127 level, 447393 x 150 0.73 against 0.63.
+/// copy_tuned takes source rows on 16 bytes and destination rows on 32 bytes; everything else
+/// (odd dimensions, and e.g. 1-byte 8208 x 8176 or 16-byte 4095 x 4097 whose destination rows
+/// start mid-sector) goes to a kernel that writes whole 32-byte sectors: copy_unaligned (16-byte
+/// accesses, rows shifted in registers) for 1-, 2-, 4- and 8-byte elements, copy_sectors (one
+/// element per lane) for 16-byte ones, whose rows always start on 16 bytes. Ratios to a copy on
+/// the H100 (odd shapes: scripts/device_tune_policies.cu --odd-only, 2026-11-23): see
+/// docs/performance.md.
 template <int E>
 copy_kernel choose_for(const copy_args& a) {
   using policy = copy_tuned_policy<E>;
@@ -69,19 +92,20 @@ copy_kernel choose_for(const copy_args& a) {
                             : E == 16 ? copy_kernel::sectors
                                       : copy_kernel::unaligned;
   const std::int64_t tiled_rows = rows_in_whole_tiles(a.rows, tile_height<E>(tiles));
+  if constexpr (E <= 8) {
+    const bool tiles_too_empty =
+        a.rows < policy::tile_rows ? 5 * a.rows < 3 * tiled_rows : 3 * a.rows < 2 * tiled_rows;
+    if (a.rows <= a.cols && a.rows >= full_height_least_rows<E>(aligned) &&
+        a.rows * E <= full_height_most_row_bytes<E> && (!aligned || tiles_too_empty))
+      return copy_kernel::full_height;
+  }
   if (a.rows < policy::tile_rows) {
     const bool full_enough =
         aligned ? 5 * a.rows >= 3 * tiled_rows : 20 * a.rows >= 17 * tiled_rows;
     if (!full_enough) return copy_kernel::skinny;
-  } else if (tiles == copy_kernel::unaligned && a.rows <= a.cols) {
-    // Short, wide matrices just past the tile: copy_unaligned's tiles lose to the slabs, unless
-    // they are full.
-    if (E <= 2 ? a.rows * E <= skinny_past_the_tile_bytes && a.rows < tiled_rows
-               : 5 * a.rows < 3 * tiled_rows)
-      return copy_kernel::skinny;
-  } else if (tiles == copy_kernel::unaligned && E == 2 &&
+  } else if (tiles == copy_kernel::unaligned && E == 2 && a.rows > a.cols &&
              a.cols * E <= skinny_tall_past_the_tile_bytes) {
-    return copy_kernel::skinny;  // tall 2-byte matrices just past the tile's width, likewise
+    return copy_kernel::skinny;  // tall 2-byte matrices just past the tile's width
   }
   return tiles;
 }
@@ -119,6 +143,8 @@ void launch_copy_tuned(const copy_args& a, int word_bytes, cudaStream_t stream) 
       return launch_copy_unaligned(a, word_bytes, stream);
     case copy_kernel::sectors:
       return launch_copy_sectors(a, word_bytes, stream);
+    case copy_kernel::full_height:
+      return launch_copy_full_height(a, word_bytes, stream);
     case copy_kernel::tuned:
       return launch_copy_tuned_tiles(a, word_bytes, choose_tuned_tiles(a, word_bytes), stream);
   }

@@ -141,9 +141,13 @@ std::string kernel_text(const stage& s) {
   switch (choose_copy_kernel(at_best, w)) {
     case copy_kernel::skinny:
       return "skinny slabs, the columns fewer than copy_tuned's tile, the rows too few to fill "
-             "the tiles enough, or short rows just past the tile; plain slabs (16-byte accesses "
-             "where rows start on 16 bytes) or shifted ones (aligned chunks shifted in shared "
-             "memory) as the shape and alignment at execute call for" +
+             "the tiles enough, or tall 2-byte rows just past the tile; plain slabs (16-byte "
+             "accesses where rows start on 16 bytes) or shifted ones (aligned chunks shifted in "
+             "shared memory) as the shape and alignment at execute call for" +
+             words;
+    case copy_kernel::full_height:
+      return "copy_full_height, short rows that tiles would cut: one tile covers every row, so "
+             "each block writes whole destination rows (one run when they are dense)" +
              words;
     case copy_kernel::tuned: {
       copy_args off_sectors = at_best;  // what runs when the destination is not, at execute
@@ -152,9 +156,10 @@ std::string kernel_text(const stage& s) {
       return std::string(
                  "copy_tuned tiles when the source is 16-byte and the destination "
                  "32-byte aligned at execute, else ") +
-             (otherwise == copy_kernel::skinny    ? "the skinny slabs"
-              : otherwise == copy_kernel::sectors ? "copy_sectors"
-                                                  : "copy_unaligned") +
+             (otherwise == copy_kernel::skinny        ? "the skinny slabs"
+              : otherwise == copy_kernel::sectors     ? "copy_sectors"
+              : otherwise == copy_kernel::full_height ? "copy_full_height"
+                                                      : "copy_unaligned") +
              words;
     }
     case copy_kernel::sectors:

@@ -161,11 +161,13 @@ TEST(GpuCopyTranspose, LargeMatrixTilesCutByTheEdges) {
   check_copy({8193, 4105, 8, 4106, 8196}, route::copy_tuned, 98);
 }
 
-// Fewer rows than copy_tuned's tile: the tiles of the kernel that would run when they are at
-// least 3/5 (copy_tuned) or 17/20 (copy_unaligned, copy_sectors) full, else the skinny slabs;
-// past it, the slabs for short rows copy_unaligned would take (1- and 2-byte rows of at most
-// skinny_past_the_tile_bytes short of whole tiles, 4- and 8-byte tiles less than 3/5 full) and tall
-// 2-byte matrices of at most 100 columns; both sides of each line, dense and in a padded batch.
+// Short, wide matrices: copy_full_height from its least rows (more for rows copy_unaligned would
+// take than for copy_tuned's) to its most row bytes, where copy_unaligned would take them or
+// copy_tuned's tiles would be less than 3/5 (fewer rows than the tile) or 2/3 (more) full; fewer
+// rows than copy_tuned's tile: the tiles of
+// the kernel that would run when they are at least 3/5 (copy_tuned) or 17/20 (copy_unaligned,
+// copy_sectors) full, else the skinny slabs; tall 2-byte matrices of at most 100 columns that
+// copy_unaligned would take: the slabs. Both sides of each line, dense and in a padded batch.
 TEST(GpuCopyTranspose, RowsNearATileTakeTheTilesWhenFullEnough) {
   XPOSE_REQUIRE_GPU();
   using detail::cuda::choose_copy_kernel, detail::cuda::copy_kernel;
@@ -175,37 +177,51 @@ TEST(GpuCopyTranspose, RowsNearATileTakeTheTilesWhenFullEnough) {
     copy_kernel expected;
   };
   const line_case cases[] = {
-      {64, 3008, 1, copy_kernel::skinny},
+      // copy_full_height's least rows, odd and aligned.
+      {33, 3001, 1, copy_kernel::skinny},
+      {34, 3001, 1, copy_kernel::full_height},
+      {40, 3001, 2, copy_kernel::skinny},
+      {41, 3001, 2, copy_kernel::full_height},
+      {20, 3001, 4, copy_kernel::skinny},
+      {21, 3001, 4, copy_kernel::full_height},
+      {20, 3001, 8, copy_kernel::skinny},
+      {21, 3001, 8, copy_kernel::full_height},
+      {32, 3008, 1, copy_kernel::full_height},
+      {16, 3008, 2, copy_kernel::skinny},
+      {32, 3008, 2, copy_kernel::full_height},
+      {16, 3008, 4, copy_kernel::skinny},
+      {24, 3008, 4, copy_kernel::full_height},
+      {16, 3008, 8, copy_kernel::skinny},
+      {20, 3008, 8, copy_kernel::full_height},
+      // copy_tuned's tiles 3/5 full (fewer rows than the tile) or 2/3 full (more).
+      {64, 3008, 1, copy_kernel::full_height},
       {96, 3008, 1, copy_kernel::tuned},
-      {32, 3008, 2, copy_kernel::skinny},
+      {160, 3008, 1, copy_kernel::full_height},
+      {192, 3008, 1, copy_kernel::tuned},
       {48, 3008, 2, copy_kernel::tuned},
-      {32, 3008, 4, copy_kernel::skinny},
+      {32, 3008, 4, copy_kernel::full_height},
       {40, 3008, 4, copy_kernel::tuned},
-      {47, 3001, 4, copy_kernel::skinny},
-      {48, 3001, 4, copy_kernel::unaligned},
-      {50, 3001, 8, copy_kernel::skinny},
-      {51, 3001, 8, copy_kernel::unaligned},
-      {36, 3008, 8, copy_kernel::skinny},
+      {72, 3008, 4, copy_kernel::full_height},
+      {96, 3008, 4, copy_kernel::tuned},
+      {32, 3008, 8, copy_kernel::full_height},
       {40, 3008, 8, copy_kernel::tuned},
+      // copy_full_height's most row bytes, and rows past the columns.
+      {640, 3001, 1, copy_kernel::full_height},
+      {641, 3001, 1, copy_kernel::unaligned},
+      {320, 3001, 2, copy_kernel::full_height},
+      {321, 3001, 2, copy_kernel::unaligned},
+      {160, 3001, 4, copy_kernel::full_height},
+      {161, 3001, 4, copy_kernel::unaligned},
+      {128, 3001, 8, copy_kernel::full_height},
+      {129, 3001, 8, copy_kernel::unaligned},
+      {299, 300, 1, copy_kernel::full_height},
+      {300, 299, 1, copy_kernel::unaligned},
+      // 16-byte elements: no copy_full_height.
       {18, 3008, 16, copy_kernel::skinny},
       {20, 3008, 16, copy_kernel::tuned},
       {27, 3001, 16, copy_kernel::skinny},
       {29, 3001, 16, copy_kernel::sectors},
-      // Past the tile: short rows that copy_unaligned would take, and tall 2-byte matrices.
-      {129, 3001, 1, copy_kernel::skinny},
-      {300, 3001, 1, copy_kernel::skinny},
-      {301, 3001, 1, copy_kernel::unaligned},
-      {160, 3008, 1, copy_kernel::tuned},
-      {224, 3001, 1, copy_kernel::unaligned},  // whole copy_unaligned tiles
-      {223, 3001, 1, copy_kernel::skinny},
-      {150, 3001, 2, copy_kernel::skinny},
-      {151, 3001, 2, copy_kernel::unaligned},
-      {96, 3001, 2, copy_kernel::unaligned},  // whole copy_unaligned tiles
-      {95, 3001, 2, copy_kernel::skinny},
-      {67, 3001, 4, copy_kernel::skinny},
-      {68, 3001, 4, copy_kernel::unaligned},
-      {71, 3001, 8, copy_kernel::skinny},
-      {72, 3001, 8, copy_kernel::unaligned},
+      // Tall 2-byte matrices past the tile's width.
       {3001, 100, 2, copy_kernel::skinny},
       {3001, 101, 2, copy_kernel::unaligned},
       {3001, 129, 1, copy_kernel::unaligned},

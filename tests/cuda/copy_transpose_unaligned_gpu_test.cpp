@@ -31,7 +31,8 @@ struct unaligned_case {
   std::size_t src_offset = 0, dst_offset = 0;  // bytes past a 256-byte aligned allocation
   int skinny_slab_bytes = 0;                   // > 0: skinny_any_size with slabs of this size
   bool large_tuned_tiles = false;              // copy_tuned's kernel with copy_tuned_large's tiles
-  int skinny_slabs = -1;  // >= 0: launch_copy_skinny_slabs with this detail::cuda::skinny_slabs
+  int skinny_slabs = -1;     // >= 0: launch_copy_skinny_slabs with this detail::cuda::skinny_slabs
+  bool full_height = false;  // copy_full_height
 };
 
 constexpr int unaligned_element_sizes[] = {1, 2, 4, 8, 16, 3, 5, 6, 7, 9, 10, 11, 12, 13, 14, 15};
@@ -59,7 +60,9 @@ void check_unaligned(const unaligned_case& c, std::uint64_t seed) {
   a.ldb = ldb;
   a.src_stride = src_stride;
   a.dst_stride = dst_stride;
-  if (c.skinny_slabs >= 0)
+  if (c.full_height)
+    xpose::detail::cuda::launch_copy_full_height(a, c.e, nullptr);
+  else if (c.skinny_slabs >= 0)
     xpose::detail::cuda::launch_copy_skinny_slabs(
         a, c.e, static_cast<xpose::detail::cuda::skinny_slabs>(c.skinny_slabs), nullptr);
   else if (c.large_tuned_tiles)
@@ -83,7 +86,8 @@ void check_unaligned(const unaligned_case& c, std::uint64_t seed) {
   ASSERT_EQ(at, -1) << c.rows << " x " << c.cols << " x " << c.e << " bytes, lda " << lda
                     << ", ldb " << ldb << ", batch " << c.batch << ", offsets " << c.src_offset
                     << "/" << c.dst_offset << ", skinny slab " << c.skinny_slab_bytes
-                    << ", skinny slabs " << c.skinny_slabs << ": first wrong byte " << at;
+                    << ", skinny slabs " << c.skinny_slabs << ", full height " << c.full_height
+                    << ": first wrong byte " << at;
 }
 
 // Few launches, small shapes: the filter compute-sanitizer runs.
@@ -352,13 +356,15 @@ unaligned_case slabs(unaligned_case c, xpose::detail::cuda::skinny_slabs kind) {
   return c;
 }
 
-/// The longest short side the dispatch sends the skinny slabs (copy_transpose_tuned.cu): below
-/// copy_tuned's tile height, or past it where copy_unaligned's tiles lose.
+/// The longest short side the slabs are tested on: past what the dispatch sends them (below
+/// copy_tuned's tile height, copy_full_height's least rows, tall 2-byte rows of
+/// skinny_tall_past_the_tile_bytes), as the dispatch sent them before copy_full_height.
 std::int64_t most_skinny_side(int e) {
   switch (e) {
     case 1:
+      return 300;
     case 2:
-      return xpose::detail::cuda::skinny_past_the_tile_bytes / e;
+      return xpose::detail::cuda::skinny_tall_past_the_tile_bytes / 2;
     case 4:
       return 67;
     case 8:
@@ -460,6 +466,109 @@ TEST(GpuCopySkinnySlabs, RandomShapes) {
     c.src_offset = static_cast<std::size_t>(e) * (rng() % (16 / e));
     c.dst_offset = static_cast<std::size_t>(e) * (rng() % (16 / e));
     check_unaligned(slabs(c, both_slabs[i / 5 % 2]), rng());
+  }
+}
+
+// copy_full_height: every row count from one 16-byte chunk's worth to past each tile width's
+// change (512, 256, 128 and 64 bytes of each source row) and to the most rows it takes, column
+// counts around a tile's width, dense and padded destinations (a dense run's chunks straddle
+// columns; padded rows are written one by one), misaligned pointers, batches (past the grid's
+// 65535), and a row count past its reach (a clear error).
+constexpr int full_height_sizes[] = {1, 2, 4, 8};
+
+unaligned_case full_height(unaligned_case c) {
+  c.full_height = true;
+  return c;
+}
+
+/// The most rows copy_full_height takes (its 64-byte-wide tile within the budget).
+std::int64_t full_height_most_rows() {
+  return xpose::detail::cuda::full_height_tile_budget / 64;
+}
+
+TEST(GpuCopyFullHeight, SmallSanitizerShapes) {
+  XPOSE_REQUIRE_GPU();
+  for (int e : full_height_sizes) {
+    const std::size_t ue = static_cast<std::size_t>(e);
+    check_unaligned(full_height({417 / e, 1001, e}), 1600 + e);
+    check_unaligned(full_height({97, 517, e, 521, 99, 2, 97 * 521 + 3, 517 * 99 + 5, ue, 0}),
+                    1650 + e);
+    check_unaligned(full_height({33, 300, e, 0, 0, 3, 0, 0, 0, ue}), 1700 + e);
+  }
+}
+
+TEST(GpuCopyFullHeight, EveryRowCount) {
+  XPOSE_REQUIRE_GPU();
+  for (int e : full_height_sizes)
+    for (std::int64_t rows = 16 / e; rows <= full_height_most_rows(); rows += rows < 200 ? 1 : 7)
+      for (std::int64_t cols : {std::int64_t{1}, std::int64_t{64 / e + 1}, std::int64_t{1031}}) {
+        check_unaligned(full_height({rows, cols, e}), rows * 10 + cols + e);
+        check_unaligned(full_height({rows, cols, e, 0, rows + 1}), rows * 20 + cols + e);
+      }
+}
+
+TEST(GpuCopyFullHeight, ColumnsAroundEachTileWidth) {
+  XPOSE_REQUIRE_GPU();
+  for (int e : full_height_sizes)
+    for (std::int64_t rows : {64, 96, 97, 192, 193, 384, 385}) {
+      const std::int64_t width = xpose::detail::cuda::full_height_tile_width(rows) / e;
+      for (std::int64_t cols : {width - 1, width, width + 1, 2 * width - 1, 3 * width + 5}) {
+        check_unaligned(full_height({rows, cols, e}), rows * 30 + cols + e);
+        check_unaligned(full_height({rows, cols, e, cols + 3, rows + 2}), rows * 40 + cols + e);
+      }
+    }
+}
+
+TEST(GpuCopyFullHeight, MisalignedPointersPaddedRowsAndBatches) {
+  XPOSE_REQUIRE_GPU();
+  for (int e : full_height_sizes)
+    for (std::size_t offset = 0; offset < 16; offset += static_cast<std::size_t>(e))
+      for (const std::int64_t rows : {37, 130, 300}) {
+        const std::size_t other = 16 - static_cast<std::size_t>(e) - offset;
+        check_unaligned(full_height({rows, 3001, e, 3007, rows + 3, 1, 0, 0, offset, other}),
+                        5100 + offset + e);
+        check_unaligned(
+            full_height({rows, 2999, e, 0, 0, 3, rows * 2999 + 7, 2999 * rows + 5, offset, other}),
+            5200 + offset + e);
+        check_unaligned(full_height({rows, 2999, e, 0, 0, 2, 0, 0, offset, other}),
+                        5300 + offset + e);
+      }
+}
+
+TEST(GpuCopyFullHeight, MoreMatricesThanTheGrid) {
+  XPOSE_REQUIRE_GPU();
+  for (int e : full_height_sizes)
+    check_unaligned(full_height({16 / e + 1, 3, e, 0, 0, 65535 + 9}), 5400 + e);
+}
+
+TEST(GpuCopyFullHeight, RowsPastItsReachAreAnError) {
+  XPOSE_REQUIRE_GPU();
+  xpose::detail::cuda::copy_args a;
+  a.rows = full_height_most_rows() + 1;
+  a.cols = 10;
+  a.lda = a.cols;
+  a.ldb = a.rows;
+  EXPECT_THROW(xpose::detail::cuda::launch_copy_full_height(a, 1, nullptr), xpose::error);
+  a.rows = 15;  // less than one 16-byte chunk of 1-byte elements
+  a.ldb = a.rows;
+  EXPECT_THROW(xpose::detail::cuda::launch_copy_full_height(a, 1, nullptr), xpose::error);
+}
+
+TEST(GpuCopyFullHeight, RandomShapes) {
+  XPOSE_REQUIRE_GPU();
+  std::mt19937_64 rng(7117);
+  for (int i = 0; i < 60; ++i) {
+    const int e = full_height_sizes[i % 4];
+    const std::int64_t least = 16 / e;
+    const std::int64_t rows =
+        least + static_cast<std::int64_t>(rng() % (full_height_most_rows() - least + 1));
+    const std::int64_t cols = 1 + static_cast<std::int64_t>(rng() % 20000);
+    unaligned_case c{rows, cols, e};
+    if (i % 3 == 0) c.ldb = rows + static_cast<std::int64_t>(rng() % 5);
+    if (i % 5 == 0) c.lda = cols + static_cast<std::int64_t>(rng() % 5);
+    c.src_offset = static_cast<std::size_t>(e) * (rng() % (16 / e));
+    c.dst_offset = static_cast<std::size_t>(e) * (rng() % (16 / e));
+    check_unaligned(full_height(c), rng());
   }
 }
 

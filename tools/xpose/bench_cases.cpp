@@ -86,7 +86,8 @@ std::vector<bench_case> default_cuda_cases() {
          {4000000, 32, elem}});
   // 256 MiB of 1- and 2-byte elements: copy_tuned's large tiles (from 256 MiB and 8192 rows),
   // copy_unaligned on odd shapes; short, wide ones of 130 to 512 MB in one to four tile rows,
-  // aligned and odd (tiles walked down, tiles_walk_down).
+  // aligned and odd (tiles walked down, tiles_walk_down; copy_full_height where tiles would cut
+  // the destination rows).
   add(cases, "cuda out-of-place copy_tuned", cuda, false, route::copy_tuned,
       {{16384, 16384, 1},
        {16383, 16385, 1},
@@ -104,7 +105,7 @@ std::vector<bench_case> default_cuda_cases() {
        {81, 414001, 4},
        {81, 207001, 8},
        {41, 204001, 16}});
-  // Fewer rows than copy_tuned's tile, in tiles full enough (else the slabs).
+  // Fewer rows than copy_tuned's tile, in tiles full enough, or copy_full_height.
   add(cases, "cuda out-of-place copy_tuned", cuda, false, route::copy_tuned,
       {{96, 1400000, 1}, {48, 1400001, 2}, {48, 700000, 4}, {24, 350001, 16}});
   // Skinny shapes of 1- and 2-byte elements with odd long sides (the shifted slabs), of 33 rows or
@@ -119,11 +120,14 @@ std::vector<bench_case> default_cuda_cases() {
        {100, 1342177, 1},
        {33, 2033601, 2},
        {2033601, 33, 2}});
-  // Just past copy_tuned's tile: short rows that copy_unaligned would take (the slabs), a tall
-  // 2-byte matrix just past its width.
+  // Just past copy_tuned's tile: short rows that copy_unaligned would take (copy_full_height), a
+  // tall 2-byte matrix just past its width (the slabs); few odd rows that copy_full_height takes.
   add(cases, "cuda out-of-place copy_tuned", cuda, false, route::copy_tuned,
       {{129, 1040417, 1},
        {255, 526337, 1},
+       {300, 447393, 1},
+       {41, 1636801, 2},
+       {29, 578497, 8},
        {65, 1032417, 2},
        {1032417, 65, 2},
        {65, 516193, 4},

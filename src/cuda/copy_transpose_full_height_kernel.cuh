@@ -1,0 +1,232 @@
+// The copy_full_height kernel template (instantiated per element size by
+// copy_transpose_full_height.cu and, with candidate policies, by scratch sweeps): out-of-place
+// transposition (seed slides 001, "more work per thread") of short, wide matrices of 1-, 2-, 4-
+// and 8-byte elements, rows of any alignment, whose tile covers every row: a destination row is
+// then written by one block only, and with a dense destination (ldb == rows) a block's columns
+// are one contiguous run of the destination.
+//
+// copy_unaligned cuts each destination row at the tile height; where a destination row is a few
+// hundred bytes and does not end on a 32-byte boundary, the sector it shares with the next row is
+// written in halves by two tiles, and each row's first bytes element by element (1-byte 417 x
+// 400001 ran at 0.72 x copy, 416 x 400001 at 0.93; docs/performance.md, tenth session).
+//
+// A tile is all `rows` source rows (padded to a multiple of 8) x W bytes, kept in shared memory
+// column by column as copy_unaligned keeps it (a column of the tile is a run of consecutive
+// bytes, as in the destination; column c starts at c * pitch + 16 * (c / P) so that a store
+// instruction's pieces fall in distinct banks).
+// Load: copy_unaligned's (load_row_chunks: each row segment read as the aligned 16-byte chunks
+// that cover it, shifted in registers by the row's misalignment; a lane transposes 4 rows x 16
+// bytes into 16 / E column pieces of 4 rows).
+// Store, dense destination: the block's run of valid_cols * rows elements is written as the
+// aligned 16-byte chunks that cover it; a chunk that straddles two columns is read from both
+// (16 bytes at any offset from each) and merged, so only the run's two ends take element
+// stores. Other destinations: each column (destination row) as the aligned chunks that cover
+// it, its two ends element by element.
+// 64-bit global index math; pointers element-aligned; no load leaves the matrix.
+#pragma once
+
+#include <cstdint>
+
+#include "cuda/copy_transpose_launch.hpp"
+#include "cuda/copy_transpose_skinny_any_size_kernel.cuh"
+#include "cuda/copy_transpose_unaligned_kernel.cuh"
+#include "cuda/cuda_check.hpp"
+#include "cuda/shared_tile_transpose.cuh"
+
+namespace xpose::detail::cuda {
+
+/// copy_full_height's tile shape for E-byte elements: W bytes of each source row, THREADS per
+/// block.
+template <int W, int THREADS>
+struct full_height_policy {
+  static constexpr int tile_bytes = W, threads = THREADS;
+};
+
+/// Bytes 0 .. keep-1 of `a` and keep .. 15 of `b` (keep 0 .. 16).
+__device__ __forceinline__ uint4 merge_chunks(const uint4& a, const uint4& b, int keep) {
+  const unsigned x[4] = {a.x, a.y, a.z, a.w}, y[4] = {b.x, b.y, b.z, b.w};
+  unsigned out[4];
+#pragma unroll
+  for (int w = 0; w < 4; ++w) {
+    const int bytes_of_a = min(max(keep - 4 * w, 0), 4);
+    const unsigned mask = bytes_of_a == 4 ? ~0u : (1u << (8 * bytes_of_a)) - 1;
+    out[w] = (x[w] & mask) | (y[w] & ~mask);
+  }
+  return make_uint4(out[0], out[1], out[2], out[3]);
+}
+
+template <int E, class Policy>
+struct full_height_tile {
+  using element = element_t<E>;
+  static constexpr int threads = Policy::threads;
+  static constexpr int P = 16 / E;  ///< elements in one 16-byte chunk
+  static constexpr int W = Policy::tile_bytes;
+  static constexpr int C = W / E;  ///< tile columns
+  static constexpr int chunks_per_row = W / 16;
+  static constexpr int G = 4;  ///< rows a lane loads together
+  static constexpr int row_quantum = 8;
+  /// Bytes before column 0 (a chunk's read may start up to 15 bytes before a column) and after
+  /// the last column (a read of 16 bytes at any offset takes five words).
+  static constexpr int front = 16, back = 32;
+  using piece = typename column_piece<E>::type;
+
+  static_assert(32 % chunks_per_row == 0 && chunks_per_row >= 4, "whole rows per warp");
+  static_assert(threads % 32 == 0, "whole warps");
+
+  /// Tile rows: `rows` rounded up to row_quantum (whole load groups; P * pitch a multiple of 128
+  /// for every E, so column_start spreads a store's pieces over the banks).
+  __host__ __device__ static int padded_rows(int rows) {
+    return (rows + row_quantum - 1) / row_quantum * row_quantum;
+  }
+  __host__ __device__ static int pitch(int rows) { return padded_rows(rows) * E; }
+  __host__ __device__ static int shared_bytes(int rows) {
+    return front + C * pitch(rows) + 16 * (C / P) + back;
+  }
+  __device__ static int column_start(int c, int pitch) { return front + c * pitch + 16 * (c / P); }
+
+  /// Source rows 0 .. rows-1 of the tile at `src` (row r at src + r * ld), columns 0 .. C-1,
+  /// into shared memory column by column; rows past `rows` are zero. `src_end` is one past the
+  /// matrix's last byte; `all_columns`: every covering chunk of rows but the last lies before it.
+  __device__ static void load(unsigned char* tile, const element* src, std::int64_t ld, int rows,
+                              bool all_columns, const unsigned char* src_end) {
+    const int pitch_bytes = pitch(rows);
+    const int items = padded_rows(rows) / G * chunks_per_row;
+    constexpr int rows_per_step = threads / chunks_per_row * G;
+#pragma unroll 1  // one step's loads at a time, as copy_unaligned
+    for (int first = 0, step_row = 0; first < items; first += threads, step_row += rows_per_step) {
+      const int item = first + threadIdx.x;
+      const bool active = item < items;
+      const int g = item / chunks_per_row, j = item % chunks_per_row;
+      const auto* first_row = reinterpret_cast<const unsigned char*>(src + g * G * ld);
+      uint4 rows4[G];
+      // Whole steps above the last row: no bounds to check (the block decides, so the warps'
+      // shuffles stay converged).
+      if (all_columns && step_row + rows_per_step < rows)
+        load_row_chunks<G, chunks_per_row, true>(first_row, ld * E, j, active, G, src_end, rows4);
+      else
+        load_row_chunks<G, chunks_per_row, false>(first_row, ld * E, j, active, rows - g * G,
+                                                  src_end, rows4);
+      piece pieces[P];
+      rows_to_column_pieces<E>(rows4, pieces);
+      if (active) {
+#pragma unroll
+        for (int c = 0; c < P; ++c)
+          *reinterpret_cast<piece*>(tile + column_start(j * P + c, pitch_bytes) + g * G * E) =
+              pieces[c];
+      }
+    }
+  }
+
+  /// The 16 bytes at `offset` (any multiple of E) of the shared tile.
+  __device__ static uint4 read_chunk(const unsigned char* tile, int offset) {
+    if constexpr (E >= 4) {
+      const auto* words = reinterpret_cast<const unsigned*>(tile) + (offset >> 2);
+      return make_uint4(words[0], words[1], words[2], words[3]);
+    } else {
+      return read_16_bytes_at(tile, offset);
+    }
+  }
+
+  /// Bytes [from, to) (0 <= from < to <= 16) of `v` to dst[from / E ..] element by element.
+  __device__ static void store_part(unsigned char* chunk, const uint4& v, int from, int to) {
+    const element* parts = reinterpret_cast<const element*>(&v);
+#pragma unroll
+    for (int i = 0; i < P; ++i)
+      if (i * E >= from && i * E < to) reinterpret_cast<element*>(chunk)[i] = parts[i];
+  }
+
+  /// Dense destination: columns 0 .. valid_cols-1 of the tile to the run at `dst`, element
+  /// (r, c) at dst[c * rows + r].
+  __device__ static void store_run(const unsigned char* tile, element* dst, int rows,
+                                   int valid_cols, float inverse_rows) {
+    const int pitch_bytes = pitch(rows);
+    const int shift = static_cast<int>(reinterpret_cast<std::uintptr_t>(dst) & 15);
+    unsigned char* aligned = reinterpret_cast<unsigned char*>(dst) - shift;
+    const int run_bytes = valid_cols * rows * E;
+    const int chunks = (shift + run_bytes + 15) / 16;
+    for (int k = threadIdx.x; k < chunks; k += threads) {
+      const int at = 16 * k - shift;  // the chunk's first byte in the run (from -15)
+      const int first = at >= 0 ? at / E : -((-at) / E);
+      // c = floor(first / rows), from a float estimate off by at most one.
+      int c = __float2int_rd(static_cast<float>(first) * inverse_rows);
+      int r = first - c * rows;
+      if (r < 0) --c, r += rows;
+      if (r >= rows) ++c, r -= rows;
+      if (c < 0) c = 0, r = first;  // the run's first chunk, starting before it
+      uint4 v = read_chunk(tile, column_start(c, pitch_bytes) + r * E);
+      const int in_column = (rows - r) * E;  // bytes of the chunk in column c
+      if (in_column < 16)
+        v = merge_chunks(v, read_chunk(tile, column_start(c + 1, pitch_bytes) - in_column),
+                         in_column);
+      if (at >= 0 && at + 16 <= run_bytes)
+        __stcg(reinterpret_cast<uint4*>(aligned + 16 * k), v);
+      else
+        store_part(aligned + 16 * k, v, max(-at, 0), min(run_bytes - at, 16));
+    }
+  }
+
+  /// Other destinations: column c (c < valid_cols) to dst + c * ld, rows elements each.
+  __device__ static void store_columns(const unsigned char* tile, element* dst, std::int64_t ld,
+                                       int rows, int valid_cols) {
+    const int pitch_bytes = pitch(rows);
+    const int column_bytes = rows * E;
+    const int chunks = column_bytes / 16 + 2;  // covering a column, at most
+    for (split_index cq(threadIdx.x, threads, chunks); cq.major < valid_cols; cq.advance()) {
+      const int c = cq.major;
+      auto* column = reinterpret_cast<unsigned char*>(dst + c * ld);
+      const int shift = static_cast<int>(reinterpret_cast<std::uintptr_t>(column) & 15);
+      const int at = 16 * cq.minor - shift;
+      if (at >= column_bytes) continue;
+      const uint4 v = read_chunk(tile, column_start(c, pitch_bytes) + at);
+      if (at >= 0 && at + 16 <= column_bytes)
+        __stcg(reinterpret_cast<uint4*>(column + at), v);
+      else
+        store_part(column + at, v, max(-at, 0), min(column_bytes - at, 16));
+    }
+  }
+};
+
+template <int E, class Policy>
+__global__ void __launch_bounds__(Policy::threads)
+    copy_transpose_full_height_kernel(const element_t<E>* __restrict__ src,
+                                      element_t<E>* __restrict__ dst, std::int64_t batch, int rows,
+                                      std::int64_t cols, std::int64_t lda, std::int64_t ldb,
+                                      std::int64_t src_stride, std::int64_t dst_stride,
+                                      float inverse_rows) {
+  using tile_t = full_height_tile<E, Policy>;
+  extern __shared__ __align__(16) unsigned char tile[];  // tile_t::shared_bytes(rows)
+  const std::int64_t c0 = std::int64_t{blockIdx.x} * tile_t::C;
+  const int valid_cols = static_cast<int>(cols - c0 < tile_t::C ? cols - c0 : tile_t::C);
+  for (std::int64_t b = blockIdx.y; b < batch; b += gridDim.y) {
+    const element_t<E>* matrix = src + b * src_stride;
+    const auto* matrix_end =
+        reinterpret_cast<const unsigned char*>(matrix + (rows - 1) * lda + cols);
+    tile_t::load(tile, matrix + c0, lda, rows, valid_cols == tile_t::C, matrix_end);
+    __syncthreads();
+    element_t<E>* to = dst + b * dst_stride + c0 * ldb;
+    if (ldb == rows)
+      tile_t::store_run(tile, to, rows, valid_cols, inverse_rows);
+    else
+      tile_t::store_columns(tile, to, ldb, rows, valid_cols);
+    __syncthreads();
+  }
+}
+
+template <int E, class Policy>
+void launch_full_height_with(const copy_args& a, cudaStream_t stream) {
+  using tile_t = full_height_tile<E, Policy>;
+  const int rows = static_cast<int>(a.rows);
+  const int shared = tile_t::shared_bytes(rows);
+  const auto kernel = copy_transpose_full_height_kernel<E, Policy>;
+  constexpr const char* name = "copy_transpose_full_height_kernel launch";
+  allow_dynamic_shared(kernel, shared, name);
+  const std::int64_t across = (a.cols + tile_t::C - 1) / tile_t::C;
+  const dim3 grid(static_cast<unsigned>(across),
+                  static_cast<unsigned>(a.batch < 65535 ? a.batch : 65535));
+  kernel<<<grid, tile_t::threads, shared, stream>>>(
+      static_cast<const element_t<E>*>(a.src), static_cast<element_t<E>*>(a.dst), a.batch, rows,
+      a.cols, a.lda, a.ldb, a.src_stride, a.dst_stride, 1.0f / static_cast<float>(rows));
+  check_launch(name);
+}
+
+}  // namespace xpose::detail::cuda
