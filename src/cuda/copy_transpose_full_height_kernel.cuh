@@ -117,16 +117,6 @@ struct full_height_tile {
     }
   }
 
-  /// The 16 bytes at `offset` (any multiple of E) of the shared tile.
-  __device__ static uint4 read_chunk(const unsigned char* tile, int offset) {
-    if constexpr (E >= 4) {
-      const auto* words = reinterpret_cast<const unsigned*>(tile) + (offset >> 2);
-      return make_uint4(words[0], words[1], words[2], words[3]);
-    } else {
-      return read_16_bytes_at(tile, offset);
-    }
-  }
-
   /// Bytes [from, to) (0 <= from < to <= 16) of `v` to dst[from / E ..] element by element.
   __device__ static void store_part(unsigned char* chunk, const uint4& v, int from, int to) {
     const element* parts = reinterpret_cast<const element*>(&v);
@@ -153,10 +143,10 @@ struct full_height_tile {
       if (r < 0) --c, r += rows;
       if (r >= rows) ++c, r -= rows;
       if (c < 0) c = 0, r = first;  // the run's first chunk, starting before it
-      uint4 v = read_chunk(tile, column_start(c, pitch_bytes) + r * E);
+      uint4 v = read_tile_chunk<E>(tile, column_start(c, pitch_bytes) + r * E);
       const int in_column = (rows - r) * E;  // bytes of the chunk in column c
       if (in_column < 16)
-        v = merge_chunks(v, read_chunk(tile, column_start(c + 1, pitch_bytes) - in_column),
+        v = merge_chunks(v, read_tile_chunk<E>(tile, column_start(c + 1, pitch_bytes) - in_column),
                          in_column);
       if (at >= 0 && at + 16 <= run_bytes)
         __stcg(reinterpret_cast<uint4*>(aligned + 16 * k), v);
@@ -177,7 +167,7 @@ struct full_height_tile {
       const int shift = static_cast<int>(reinterpret_cast<std::uintptr_t>(column) & 15);
       const int at = 16 * cq.minor - shift;
       if (at >= column_bytes) continue;
-      const uint4 v = read_chunk(tile, column_start(c, pitch_bytes) + at);
+      const uint4 v = read_tile_chunk<E>(tile, column_start(c, pitch_bytes) + at);
       if (at >= 0 && at + 16 <= column_bytes)
         __stcg(reinterpret_cast<uint4*>(column + at), v);
       else
@@ -212,6 +202,7 @@ __global__ void __launch_bounds__(Policy::threads)
   }
 }
 
+/// Rows that full_height_fits, and this policy's tile within shared memory (the callers check).
 template <int E, class Policy>
 void launch_full_height_with(const copy_args& a, cudaStream_t stream) {
   using tile_t = full_height_tile<E, Policy>;

@@ -52,10 +52,11 @@ constexpr std::int64_t rows_in_whole_tiles(std::int64_t rows, std::int64_t heigh
 }
 /// What launch_copy_tuned runs: the slab kernels (fewer columns than copy_tuned_policy's tile,
 /// or fewer rows and the tiles below too empty: see copy_transpose_tuned.cu), copy_full_height
-/// (short, wide matrices whose tiles would cut the destination rows), copy_tuned's tiles (source
-/// rows on 16 bytes, destination rows on 32), or for other rows copy_unaligned (1-, 2-, 4- and
-/// 8-byte words) or copy_sectors (16 bytes).
-enum class copy_kernel { skinny, tuned, unaligned, sectors, full_height };
+/// (short, wide matrices whose tiles would cut the destination rows), copy_full_width (tall,
+/// narrow ones whose column tiles would be too empty), copy_tuned's tiles (source rows on 16
+/// bytes, destination rows on 32), or for other rows copy_unaligned (1-, 2-, 4- and 8-byte
+/// words) or copy_sectors (16 bytes).
+enum class copy_kernel { skinny, tuned, unaligned, sectors, full_height, full_width };
 copy_kernel choose_copy_kernel(const copy_args& a, int word_bytes);
 /// copy_tuned: Hopper-tuned tiles, 16-byte accesses, policy per element size and matrix size;
 /// runs the kernel choose_copy_kernel names.
@@ -80,12 +81,20 @@ constexpr std::int64_t full_height_tile_budget = 48 * 1024;
 int full_height_tile_width(std::int64_t rows);
 bool full_height_fits(std::int64_t rows, int word_bytes);
 void launch_copy_full_height(const copy_args& a, int word_bytes, cudaStream_t stream);
+/// copy_full_width: tall, narrow matrices whose tile covers every column (no column tile left
+/// mostly empty); word_bytes 1, 2, 4 or 8, rows of at most full_width_most_row_bytes (any shape
+/// full_width_fits). The tile takes row blocks of 16 / word_bytes rows, up to
+/// full_width_most_row_blocks, as many as copy_transpose_full_width.cu picks for the row.
+constexpr int full_width_most_row_blocks = 30;
+constexpr std::int64_t full_width_most_row_bytes = 1024;
+bool full_width_fits(std::int64_t cols, int word_bytes);
+void launch_copy_full_width(const copy_args& a, int word_bytes, cudaStream_t stream);
 /// copy_sectors: rows of any alignment, one element per lane and whole 32-byte destination
 /// sectors; word_bytes 16. Any shape.
 void launch_copy_sectors(const copy_args& a, int word_bytes, cudaStream_t stream);
 /// Skinny matrices (those choose_copy_kernel names skinny: fewer columns than copy_tuned_policy's
-/// tile, fewer rows and the tiles too empty, or tall 2-byte ones just past the tile's width):
-/// slabs of the whole short side times a stretch of
+/// tile, or fewer rows and the tiles too empty, that copy_full_height and copy_full_width do not
+/// take): slabs of the whole short side times a stretch of
 /// the long side (copy_transpose_skinny.cu), plain ones (16-byte accesses where rows start on 16
 /// bytes, element accesses elsewhere) or shifted ones (aligned chunks fetched with cp.async and
 /// shifted in shared memory) as choose_skinny_slabs picks; word_bytes 1, 2, 4, 8 or 16. Any
@@ -93,9 +102,6 @@ void launch_copy_sectors(const copy_args& a, int word_bytes, cudaStream_t stream
 enum class skinny_slabs { plain, shifted };
 skinny_slabs choose_skinny_slabs(const copy_args& a, int word_bytes);
 void launch_copy_skinny(const copy_args& a, int word_bytes, cudaStream_t stream);
-/// Tall matrices of 2-byte elements with source rows of at most this many bytes that
-/// copy_unaligned would take go to the skinny slabs (copy_transpose_tuned.cu).
-constexpr std::int64_t skinny_tall_past_the_tile_bytes = 200;
 void launch_copy_skinny_slabs(const copy_args& a, int word_bytes, skinny_slabs slabs,
                               cudaStream_t stream);
 /// The seed slides' progression: copy_naive, copy_shared_tiles, copy_padded_tiles,

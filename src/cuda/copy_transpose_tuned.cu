@@ -5,7 +5,8 @@
 // (copy_transpose_policy.hpp) at run time. Assumes element-aligned pointers. Skinny shapes
 // (fewer columns than copy_tuned_policy's tile, or fewer rows and tiles too empty: choose_for)
 // go to copy_transpose_skinny.cu, short, wide ones that tiles would cut to
-// copy_transpose_full_height_kernel.cuh, other row alignments to
+// copy_transpose_full_height_kernel.cuh, tall, narrow ones whose column tiles would be too empty
+// to copy_transpose_full_width_kernel.cuh, other row alignments to
 // copy_transpose_unaligned_kernel.cuh.
 #include <cstdint>
 #include <type_traits>
@@ -41,6 +42,49 @@ constexpr std::int64_t full_height_least_rows(bool tuned) {
 template <int E>
 constexpr std::int64_t full_height_most_row_bytes = E == 8 ? 1024 : 640;
 
+/// The least columns copy_full_width takes (fewer go to the skinny slabs: 2-byte 3947553 x 17
+/// 0.87 against 0.84, 4-byte 1973761 x 17 0.94 against 0.90, 8-byte 986881 x 17 0.96 against 0.91).
+constexpr std::int64_t full_width_least_cols = 33;
+/// The most source row bytes copy_full_width takes: copy_unaligned's tiles were ahead past them
+/// (1-byte 321857 x 417 0.91 against 0.87).
+template <int E>
+constexpr std::int64_t full_width_most_row_bytes_for = E == 1   ? 320
+                                                       : E == 8 ? 1024
+                                                                : 640;
+/// The columns of one tile of copy_tuned (`tuned`) or copy_unaligned for E-byte elements.
+template <int E>
+constexpr std::int64_t tile_width(bool tuned) {
+  return (tuned ? copy_tuned_policy<E>::tile_bytes : copy_unaligned_policy<E>::tile_bytes) / E;
+}
+
+/// Whether copy_full_height takes the matrix (short and wide).
+template <int E>
+bool full_height_takes(const copy_args& a, bool aligned) {
+  if (a.rows > a.cols || a.rows < full_height_least_rows<E>(aligned) ||
+      a.rows * E > full_height_most_row_bytes<E>)
+    return false;
+  if (!aligned) return true;
+  const std::int64_t tiled_rows = rows_in_whole_tiles(a.rows, copy_tuned_policy<E>::tile_rows);
+  return a.rows < copy_tuned_policy<E>::tile_rows ? 5 * a.rows < 3 * tiled_rows
+                                                  : 3 * a.rows < 2 * tiled_rows;
+}
+
+/// Whether copy_full_width takes the matrix (tall and narrow): fewer columns than copy_tuned's
+/// tile (for 1-byte elements, fewer than 48 only where the slabs would be shifted ones), or
+/// column tiles less than 2/3 (copy_tuned) or 9/10 (copy_unaligned) full, any for 2-byte
+/// elements (copy_unaligned's 2-byte tiles, 48 rows, ran behind even full).
+template <int E>
+bool full_width_takes(const copy_args& a, bool aligned) {
+  if (a.rows <= a.cols || a.cols < full_width_least_cols ||
+      a.cols * E > full_width_most_row_bytes_for<E>)
+    return false;
+  if (a.cols < tile_width<E>(true))
+    return E != 1 || a.cols >= 48 || choose_skinny_slabs(a, E) == skinny_slabs::shifted;
+  if (E == 2 && !aligned) return true;
+  const std::int64_t tiled_cols = rows_in_whole_tiles(a.cols, tile_width<E>(aligned));
+  return aligned ? 3 * a.cols < 2 * tiled_cols : 10 * a.cols < 9 * tiled_cols;
+}
+
 /// Short, wide matrices whose rows copy_unaligned would take, or whose copy_tuned tiles would be
 /// less than 3/5 full (fewer rows than the tile) or 2/3 full (more), go to copy_full_height within
 /// its rows (full_height_least_rows, full_height_most_row_bytes). 128 MiB, x copy, the dispatch
@@ -68,11 +112,20 @@ constexpr std::int64_t full_height_most_row_bytes = E == 8 ? 1024 : 640;
 /// rows (5/6 full) 0.71 against 0.75-0.83 and 8-byte 42 rows (7/10) 0.86 against 0.90-0.95.
 /// (For 1-byte elements the 17/20 never holds: copy_unaligned's tile has more rows than
 /// copy_tuned's.)
-/// Tall 2-byte matrices of at most skinny_tall_past_the_tile_bytes a row that copy_unaligned
-/// would take go to the slabs too: 128 MiB, x copy, tiles against slabs (eleventh session):
-/// 1032417 x 65 0.38 against 0.74, 838849 x 80 0.48 against 0.78, 671073 x 100 0.55 against
-/// 0.74. The tiles kept the other tall ones: 1-, 4- and 8-byte (1-byte 1040417 x 129 0.79
-/// against 0.58), 2-byte 528417 x 127 level, 447393 x 150 0.73 against 0.63.
+/// Tall, narrow matrices go to copy_full_width where full_width_takes: 128 MiB, x copy, the
+/// dispatch before it against it (twelfth session, docs/performance.md): odd rows, 1-byte
+/// 4000001 x 33 0.79 against 0.82 (slabs), 2097153 x 64 0.80 against 0.96, 1040417 x 129 0.78
+/// against 0.94 (copy_unaligned), 447393 x 300 0.93 against 0.94; 2-byte 2033601 x 33 0.84
+/// against 0.95, 1032417 x 65 0.77 against 0.95 (slabs), 528417 x 127 0.65 against 0.95, 223681
+/// x 300 0.80 against 0.94; 4-byte 1016801 x 33 0.85 against 0.98, 209697 x 160 0.88 against
+/// 0.97; 8-byte 508385 x 33 0.78 against 0.98, 207105 x 81 0.91 against 0.98; aligned rows,
+/// 1-byte 838848 x 160 0.92 against 0.94, 2-byte 838848 x 80 0.93 against 0.97, 4-byte 466016 x
+/// 72 0.90 against 0.98, 8-byte 466016 x 36 0.93 against 0.99. Where it lost: fuller
+/// copy_unaligned tiles (1-byte 526337 x 255 0.91 against 0.90, 4-byte 264193 x 127 0.96
+/// against 0.94, 134209 x 250 0.97 against 0.94) and copy_tuned ones (1-byte 524288 x 256 0.94
+/// against 0.89, 2-byte 466016 x 144 0.94 against 0.92, 8-byte 246720 x 68 0.99 against 0.97),
+/// and 1-byte rows of 33 columns the plain slabs take (4000000 x 33 0.95 against 0.80); 2-byte
+/// 263169 x 255 ran 0.91 on copy_unaligned against 0.94.
 /// copy_tuned takes source rows on 16 bytes and destination rows on 32 bytes; everything else
 /// (odd dimensions, and e.g. 1-byte 8208 x 8176 or 16-byte 4095 x 4097 whose destination rows
 /// start mid-sector) goes to a kernel that writes whole 32-byte sectors: copy_unaligned (16-byte
@@ -83,29 +136,23 @@ constexpr std::int64_t full_height_most_row_bytes = E == 8 ? 1024 : 640;
 template <int E>
 copy_kernel choose_for(const copy_args& a) {
   using policy = copy_tuned_policy<E>;
-  if (a.cols < policy::tile_bytes / E) return copy_kernel::skinny;
   // copy_tuned's tiles write whole 32-byte sectors only when every destination row starts on
   // one; sector halves written by different tiles cost the L2 far more than their bytes.
   const bool aligned = rows_aligned(a.src, a.lda, a.src_stride, a.batch, E, 16) &&
                        rows_aligned(a.dst, a.ldb, a.dst_stride, a.batch, E, 32);
+  if constexpr (E <= 8) {
+    if (full_height_takes<E>(a, aligned)) return copy_kernel::full_height;
+    if (full_width_takes<E>(a, aligned)) return copy_kernel::full_width;
+  }
+  if (a.cols < policy::tile_bytes / E) return copy_kernel::skinny;
   const copy_kernel tiles = aligned   ? copy_kernel::tuned
                             : E == 16 ? copy_kernel::sectors
                                       : copy_kernel::unaligned;
-  const std::int64_t tiled_rows = rows_in_whole_tiles(a.rows, tile_height<E>(tiles));
-  if constexpr (E <= 8) {
-    const bool tiles_too_empty =
-        a.rows < policy::tile_rows ? 5 * a.rows < 3 * tiled_rows : 3 * a.rows < 2 * tiled_rows;
-    if (a.rows <= a.cols && a.rows >= full_height_least_rows<E>(aligned) &&
-        a.rows * E <= full_height_most_row_bytes<E> && (!aligned || tiles_too_empty))
-      return copy_kernel::full_height;
-  }
   if (a.rows < policy::tile_rows) {
+    const std::int64_t tiled_rows = rows_in_whole_tiles(a.rows, tile_height<E>(tiles));
     const bool full_enough =
         aligned ? 5 * a.rows >= 3 * tiled_rows : 20 * a.rows >= 17 * tiled_rows;
     if (!full_enough) return copy_kernel::skinny;
-  } else if (tiles == copy_kernel::unaligned && E == 2 && a.rows > a.cols &&
-             a.cols * E <= skinny_tall_past_the_tile_bytes) {
-    return copy_kernel::skinny;  // tall 2-byte matrices just past the tile's width
   }
   return tiles;
 }
@@ -145,6 +192,8 @@ void launch_copy_tuned(const copy_args& a, int word_bytes, cudaStream_t stream) 
       return launch_copy_sectors(a, word_bytes, stream);
     case copy_kernel::full_height:
       return launch_copy_full_height(a, word_bytes, stream);
+    case copy_kernel::full_width:
+      return launch_copy_full_width(a, word_bytes, stream);
     case copy_kernel::tuned:
       return launch_copy_tuned_tiles(a, word_bytes, choose_tuned_tiles(a, word_bytes), stream);
   }

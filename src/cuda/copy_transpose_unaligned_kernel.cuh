@@ -130,6 +130,27 @@ __device__ __forceinline__ void load_row_chunks(const unsigned char* first_row, 
   }
 }
 
+/// The 16 bytes at `offset` (any multiple of E) of a shared tile of E-byte elements (4-byte
+/// aligned): four word reads for E >= 4, five funnel-shifted ones below.
+template <int E>
+__device__ __forceinline__ uint4 read_tile_chunk(const unsigned char* tile, int offset) {
+  if constexpr (E >= 4) {
+    const auto* words = reinterpret_cast<const unsigned*>(tile) + (offset >> 2);
+    return make_uint4(words[0], words[1], words[2], words[3]);
+  } else {
+    return read_16_bytes_at(tile, offset);
+  }
+}
+
+/// Elements 0 .. count-1 of the 16 bytes `v` (E-byte elements) to dst[0] .. dst[count-1].
+template <int E>
+__device__ __forceinline__ void store_first_elements(element_t<E>* dst, const uint4& v, int count) {
+  const element_t<E>* parts = reinterpret_cast<const element_t<E>*>(&v);
+#pragma unroll
+  for (int i = 0; i < 16 / E; ++i)
+    if (i < count) dst[i] = parts[i];
+}
+
 /// A piece of one tile column: 4 consecutive rows of E bytes (two 16-byte halves for E = 8).
 template <int E>
 struct column_piece {
@@ -241,24 +262,6 @@ struct unaligned_tile {
     }
   }
 
-  /// The 16 bytes at `offset` (any multiple of E) of the shared tile.
-  __device__ static uint4 read_chunk(const unsigned char* tile, int offset) {
-    if constexpr (E >= 4) {
-      const auto* words = reinterpret_cast<const unsigned*>(tile) + (offset >> 2);
-      return make_uint4(words[0], words[1], words[2], words[3]);
-    } else {
-      return read_16_bytes_at(tile, offset);
-    }
-  }
-
-  /// Elements 0 .. count-1 of `v` to dst[0] .. dst[count-1].
-  __device__ static void store_elements(element* dst, const uint4& v, int count) {
-    const element* parts = reinterpret_cast<const element*>(&v);
-#pragma unroll
-    for (int i = 0; i < P; ++i)
-      if (i < count) dst[i] = parts[i];
-  }
-
   /// The destination chunks this tile owns: tile element (r, c) goes to dst[c * ld + r]. Each
   /// destination row is cut at its own 32-byte boundaries, and the tile owns the 32-byte
   /// sectors that start in its R rows (up to 2P - 1 halo rows), written as two 16-byte chunks
@@ -281,11 +284,11 @@ struct unaligned_tile {
       element* column = dst + c * ld;
       const int head = bytes_to_sector(column);  // bytes before the column's first boundary
       const int first_row = head / E + q * P;
-      const uint4 v = read_chunk(tile, column_start(c) + head + q * 16);
+      const uint4 v = read_tile_chunk<E>(tile, column_start(c) + head + q * 16);
       if (INSIDE || first_row + P <= rows_left)
         __stcg(reinterpret_cast<uint4*>(column + first_row), v);
       else if (first_row < rows_left)
-        store_elements(column + first_row, v, static_cast<int>(rows_left - first_row));
+        store_first_elements<E>(column + first_row, v, static_cast<int>(rows_left - first_row));
       if (first_tile_row && q == 0) {
         for (int r = 0; r < head / E && r < rows_left; ++r)
           column[r] = *reinterpret_cast<const element*>(tile + column_start(c) + r * E);

@@ -140,10 +140,14 @@ std::string kernel_text(const stage& s) {
     return std::string(to_string(s.variant)) + ", the seed slides' kernel";
   switch (choose_copy_kernel(at_best, w)) {
     case copy_kernel::skinny:
-      return "skinny slabs, the columns fewer than copy_tuned's tile, the rows too few to fill "
-             "the tiles enough, or tall 2-byte rows just past the tile; plain slabs (16-byte "
-             "accesses where rows start on 16 bytes) or shifted ones (aligned chunks shifted in "
-             "shared memory) as the shape and alignment at execute call for" +
+      return "skinny slabs, the columns fewer than copy_tuned's tile or the rows too few to "
+             "fill the tiles enough; plain slabs (16-byte accesses where rows start on 16 bytes) "
+             "or shifted ones (aligned chunks shifted in shared memory) as the shape and "
+             "alignment at execute call for" +
+             words;
+    case copy_kernel::full_width:
+      return "copy_full_width, short rows that column tiles would leave too empty: one tile "
+             "covers every column" +
              words;
     case copy_kernel::full_height:
       return "copy_full_height, short rows that tiles would cut: one tile covers every row, so "
@@ -159,6 +163,7 @@ std::string kernel_text(const stage& s) {
              (otherwise == copy_kernel::skinny        ? "the skinny slabs"
               : otherwise == copy_kernel::sectors     ? "copy_sectors"
               : otherwise == copy_kernel::full_height ? "copy_full_height"
+              : otherwise == copy_kernel::full_width  ? "copy_full_width"
                                                       : "copy_unaligned") +
              words;
     }

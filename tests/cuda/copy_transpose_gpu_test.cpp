@@ -164,10 +164,10 @@ TEST(GpuCopyTranspose, LargeMatrixTilesCutByTheEdges) {
 // Short, wide matrices: copy_full_height from its least rows (more for rows copy_unaligned would
 // take than for copy_tuned's) to its most row bytes, where copy_unaligned would take them or
 // copy_tuned's tiles would be less than 3/5 (fewer rows than the tile) or 2/3 (more) full; fewer
-// rows than copy_tuned's tile: the tiles of
-// the kernel that would run when they are at least 3/5 (copy_tuned) or 17/20 (copy_unaligned,
-// copy_sectors) full, else the skinny slabs; tall 2-byte matrices of at most 100 columns that
-// copy_unaligned would take: the slabs. Both sides of each line, dense and in a padded batch.
+// rows than copy_tuned's tile: the tiles of the kernel that would run when they are at least 3/5
+// (copy_tuned) or 17/20 (copy_unaligned, copy_sectors) full, else the skinny slabs; tall, narrow
+// ones: copy_full_width where the column tiles would be too empty. Both sides of each line, dense
+// and in a padded batch.
 TEST(GpuCopyTranspose, RowsNearATileTakeTheTilesWhenFullEnough) {
   XPOSE_REQUIRE_GPU();
   using detail::cuda::choose_copy_kernel, detail::cuda::copy_kernel;
@@ -215,16 +215,46 @@ TEST(GpuCopyTranspose, RowsNearATileTakeTheTilesWhenFullEnough) {
       {128, 3001, 8, copy_kernel::full_height},
       {129, 3001, 8, copy_kernel::unaligned},
       {299, 300, 1, copy_kernel::full_height},
-      {300, 299, 1, copy_kernel::unaligned},
+      {300, 299, 1, copy_kernel::full_width},
       // 16-byte elements: no copy_full_height.
       {18, 3008, 16, copy_kernel::skinny},
       {20, 3008, 16, copy_kernel::tuned},
       {27, 3001, 16, copy_kernel::skinny},
       {29, 3001, 16, copy_kernel::sectors},
-      // Tall 2-byte matrices past the tile's width.
-      {3001, 100, 2, copy_kernel::skinny},
-      {3001, 101, 2, copy_kernel::unaligned},
-      {3001, 129, 1, copy_kernel::unaligned},
+      // Tall, narrow matrices: copy_full_width from its least columns to its most row bytes,
+      // where copy_unaligned's column tiles would be less than 9/10 full (2-byte elements: any)
+      // or copy_tuned's less than 2/3.
+      {3001, 32, 1, copy_kernel::skinny},
+      {3001, 33, 1, copy_kernel::full_width},  // shifted slabs otherwise
+      {3008, 47, 1, copy_kernel::skinny},      // plain slabs
+      {3008, 48, 1, copy_kernel::full_width},
+      {3001, 230, 1, copy_kernel::full_width},
+      {3001, 231, 1, copy_kernel::unaligned},
+      {3001, 320, 1, copy_kernel::full_width},
+      {3001, 321, 1, copy_kernel::unaligned},
+      {3001, 32, 2, copy_kernel::skinny},
+      {3001, 33, 2, copy_kernel::full_width},
+      {3001, 255, 2, copy_kernel::full_width},
+      {3001, 320, 2, copy_kernel::full_width},
+      {3001, 321, 2, copy_kernel::unaligned},
+      {3001, 115, 4, copy_kernel::full_width},
+      {3001, 116, 4, copy_kernel::unaligned},
+      {3001, 160, 4, copy_kernel::full_width},
+      {3001, 161, 4, copy_kernel::unaligned},
+      {3001, 57, 8, copy_kernel::full_width},
+      {3001, 58, 8, copy_kernel::unaligned},
+      {3001, 115, 8, copy_kernel::full_width},
+      {3001, 116, 8, copy_kernel::unaligned},
+      {3008, 160, 1, copy_kernel::full_width},
+      {3008, 192, 1, copy_kernel::tuned},
+      {3008, 80, 2, copy_kernel::full_width},
+      {3008, 96, 2, copy_kernel::tuned},
+      {3008, 32, 4, copy_kernel::skinny},
+      {3008, 40, 4, copy_kernel::full_width},
+      {3008, 72, 4, copy_kernel::full_width},
+      {3008, 88, 4, copy_kernel::tuned},
+      {3008, 36, 8, copy_kernel::full_width},
+      {3008, 44, 8, copy_kernel::tuned},
   };
   for (const line_case& c : cases) {
     EXPECT_EQ(choose_copy_kernel(dense_args(c.rows, c.cols), c.e), c.expected)

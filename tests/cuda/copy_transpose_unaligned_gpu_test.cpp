@@ -33,6 +33,7 @@ struct unaligned_case {
   bool large_tuned_tiles = false;              // copy_tuned's kernel with copy_tuned_large's tiles
   int skinny_slabs = -1;     // >= 0: launch_copy_skinny_slabs with this detail::cuda::skinny_slabs
   bool full_height = false;  // copy_full_height
+  bool full_width = false;   // copy_full_width
 };
 
 constexpr int unaligned_element_sizes[] = {1, 2, 4, 8, 16, 3, 5, 6, 7, 9, 10, 11, 12, 13, 14, 15};
@@ -62,6 +63,8 @@ void check_unaligned(const unaligned_case& c, std::uint64_t seed) {
   a.dst_stride = dst_stride;
   if (c.full_height)
     xpose::detail::cuda::launch_copy_full_height(a, c.e, nullptr);
+  else if (c.full_width)
+    xpose::detail::cuda::launch_copy_full_width(a, c.e, nullptr);
   else if (c.skinny_slabs >= 0)
     xpose::detail::cuda::launch_copy_skinny_slabs(
         a, c.e, static_cast<xpose::detail::cuda::skinny_slabs>(c.skinny_slabs), nullptr);
@@ -87,7 +90,7 @@ void check_unaligned(const unaligned_case& c, std::uint64_t seed) {
                     << ", ldb " << ldb << ", batch " << c.batch << ", offsets " << c.src_offset
                     << "/" << c.dst_offset << ", skinny slab " << c.skinny_slab_bytes
                     << ", skinny slabs " << c.skinny_slabs << ", full height " << c.full_height
-                    << ": first wrong byte " << at;
+                    << ", full width " << c.full_width << ": first wrong byte " << at;
 }
 
 // Few launches, small shapes: the filter compute-sanitizer runs.
@@ -357,14 +360,14 @@ unaligned_case slabs(unaligned_case c, xpose::detail::cuda::skinny_slabs kind) {
 }
 
 /// The longest short side the slabs are tested on: past what the dispatch sends them (below
-/// copy_tuned's tile height, copy_full_height's least rows, tall 2-byte rows of
-/// skinny_tall_past_the_tile_bytes), as the dispatch sent them before copy_full_height.
+/// copy_tuned's tile, copy_full_height's least rows and copy_full_width's least columns), as the
+/// dispatch sent them before those two kernels.
 std::int64_t most_skinny_side(int e) {
   switch (e) {
     case 1:
       return 300;
     case 2:
-      return xpose::detail::cuda::skinny_tall_past_the_tile_bytes / 2;
+      return 150;
     case 4:
       return 67;
     case 8:
@@ -474,7 +477,7 @@ TEST(GpuCopySkinnySlabs, RandomShapes) {
 // counts around a tile's width, dense and padded destinations (a dense run's chunks straddle
 // columns; padded rows are written one by one), misaligned pointers, batches (past the grid's
 // 65535), and a row count past its reach (a clear error).
-constexpr int full_height_sizes[] = {1, 2, 4, 8};
+constexpr int full_tile_sizes[] = {1, 2, 4, 8};
 
 unaligned_case full_height(unaligned_case c) {
   c.full_height = true;
@@ -488,7 +491,7 @@ std::int64_t full_height_most_rows() {
 
 TEST(GpuCopyFullHeight, SmallSanitizerShapes) {
   XPOSE_REQUIRE_GPU();
-  for (int e : full_height_sizes) {
+  for (int e : full_tile_sizes) {
     const std::size_t ue = static_cast<std::size_t>(e);
     check_unaligned(full_height({417 / e, 1001, e}), 1600 + e);
     check_unaligned(full_height({97, 517, e, 521, 99, 2, 97 * 521 + 3, 517 * 99 + 5, ue, 0}),
@@ -499,7 +502,7 @@ TEST(GpuCopyFullHeight, SmallSanitizerShapes) {
 
 TEST(GpuCopyFullHeight, EveryRowCount) {
   XPOSE_REQUIRE_GPU();
-  for (int e : full_height_sizes)
+  for (int e : full_tile_sizes)
     for (std::int64_t rows = 16 / e; rows <= full_height_most_rows(); rows += rows < 200 ? 1 : 7)
       for (std::int64_t cols : {std::int64_t{1}, std::int64_t{64 / e + 1}, std::int64_t{1031}}) {
         check_unaligned(full_height({rows, cols, e}), rows * 10 + cols + e);
@@ -509,7 +512,7 @@ TEST(GpuCopyFullHeight, EveryRowCount) {
 
 TEST(GpuCopyFullHeight, ColumnsAroundEachTileWidth) {
   XPOSE_REQUIRE_GPU();
-  for (int e : full_height_sizes)
+  for (int e : full_tile_sizes)
     for (std::int64_t rows : {64, 96, 97, 192, 193, 384, 385}) {
       const std::int64_t width = xpose::detail::cuda::full_height_tile_width(rows) / e;
       for (std::int64_t cols : {width - 1, width, width + 1, 2 * width - 1, 3 * width + 5}) {
@@ -521,7 +524,7 @@ TEST(GpuCopyFullHeight, ColumnsAroundEachTileWidth) {
 
 TEST(GpuCopyFullHeight, MisalignedPointersPaddedRowsAndBatches) {
   XPOSE_REQUIRE_GPU();
-  for (int e : full_height_sizes)
+  for (int e : full_tile_sizes)
     for (std::size_t offset = 0; offset < 16; offset += static_cast<std::size_t>(e))
       for (const std::int64_t rows : {37, 130, 300}) {
         const std::size_t other = 16 - static_cast<std::size_t>(e) - offset;
@@ -537,7 +540,7 @@ TEST(GpuCopyFullHeight, MisalignedPointersPaddedRowsAndBatches) {
 
 TEST(GpuCopyFullHeight, MoreMatricesThanTheGrid) {
   XPOSE_REQUIRE_GPU();
-  for (int e : full_height_sizes)
+  for (int e : full_tile_sizes)
     check_unaligned(full_height({16 / e + 1, 3, e, 0, 0, 65535 + 9}), 5400 + e);
 }
 
@@ -558,7 +561,7 @@ TEST(GpuCopyFullHeight, RandomShapes) {
   XPOSE_REQUIRE_GPU();
   std::mt19937_64 rng(7117);
   for (int i = 0; i < 60; ++i) {
-    const int e = full_height_sizes[i % 4];
+    const int e = full_tile_sizes[i % 4];
     const std::int64_t least = 16 / e;
     const std::int64_t rows =
         least + static_cast<std::int64_t>(rng() % (full_height_most_rows() - least + 1));
@@ -569,6 +572,103 @@ TEST(GpuCopyFullHeight, RandomShapes) {
     c.src_offset = static_cast<std::size_t>(e) * (rng() % (16 / e));
     c.dst_offset = static_cast<std::size_t>(e) * (rng() % (16 / e));
     check_unaligned(full_height(c), rng());
+  }
+}
+
+// copy_full_width: every column count it takes (up to 1024-byte rows within its tile), row
+// counts around a tile and its halo (its rows depend on the row's chunks: all of them from one
+// row block to thirty), dense and padded rows, misaligned pointers (destination rows starting
+// anywhere in a sector: the first tile writes the heads), batches (past the grid's 65535), and a
+// row past its reach (a clear error).
+unaligned_case full_width(unaligned_case c) {
+  c.full_width = true;
+  return c;
+}
+
+/// The most columns copy_full_width takes of E-byte elements.
+std::int64_t full_width_most_cols(int e) {
+  std::int64_t cols = 1;
+  while (xpose::detail::cuda::full_width_fits(cols + 1, e)) ++cols;
+  return cols;
+}
+
+TEST(GpuCopyFullWidth, SmallSanitizerShapes) {
+  XPOSE_REQUIRE_GPU();
+  for (int e : full_tile_sizes) {
+    const std::size_t ue = static_cast<std::size_t>(e);
+    check_unaligned(full_width({1001, 417 / e, e}), 1800 + e);
+    check_unaligned(full_width({517, 97, e, 99, 521, 2, 517 * 99 + 3, 97 * 521 + 5, 0, ue}),
+                    1850 + e);
+    check_unaligned(full_width({300, 33, e, 0, 0, 3, 0, 0, ue, 0}), 1900 + e);
+  }
+}
+
+TEST(GpuCopyFullWidth, EveryColumnCount) {
+  XPOSE_REQUIRE_GPU();
+  for (int e : full_tile_sizes)
+    for (std::int64_t cols = 1; cols <= full_width_most_cols(e); cols += cols < 160 ? 1 : 7)
+      for (std::int64_t rows : {std::int64_t{1}, std::int64_t{17}, std::int64_t{1031}}) {
+        check_unaligned(full_width({rows, cols, e}), cols * 10 + rows + e);
+        check_unaligned(full_width({rows, cols, e, cols + 1, 0}), cols * 20 + rows + e);
+      }
+}
+
+TEST(GpuCopyFullWidth, RowsAroundTilesAndHalos) {
+  XPOSE_REQUIRE_GPU();
+  for (int e : full_tile_sizes)
+    for (std::int64_t cols : {std::int64_t{33}, std::int64_t{320 / e}})
+      for (std::int64_t rows = 1; rows <= 1100; rows += rows < 520 ? 1 : 19) {
+        check_unaligned(full_width({rows, cols, e}), rows * 30 + cols + e);
+        if (rows % 5 == 0) check_unaligned(full_width({rows, cols, e, 0, rows + 3}), rows + e);
+      }
+}
+
+TEST(GpuCopyFullWidth, MisalignedPointersPaddedRowsAndBatches) {
+  XPOSE_REQUIRE_GPU();
+  for (int e : full_tile_sizes)
+    for (std::size_t offset = 0; offset < 16; offset += static_cast<std::size_t>(e))
+      for (const std::int64_t cols : {37, 130 / e, 300 / e}) {
+        const std::size_t other = 16 - static_cast<std::size_t>(e) - offset;
+        check_unaligned(full_width({3001, cols, e, cols + 3, 3007, 1, 0, 0, offset, other}),
+                        5500 + offset + e);
+        check_unaligned(
+            full_width({2999, cols, e, 0, 0, 3, cols * 2999 + 7, 2999 * cols + 5, offset, other}),
+            5600 + offset + e);
+        check_unaligned(full_width({2999, cols, e, 0, 0, 2, 0, 0, offset, other}),
+                        5700 + offset + e);
+      }
+}
+
+TEST(GpuCopyFullWidth, MoreMatricesThanTheGrid) {
+  XPOSE_REQUIRE_GPU();
+  for (int e : full_tile_sizes) check_unaligned(full_width({5, 3, e, 0, 0, 65535 + 9}), 5800 + e);
+}
+
+TEST(GpuCopyFullWidth, RowsPastItsReachAreAnError) {
+  XPOSE_REQUIRE_GPU();
+  for (int e : full_tile_sizes) {
+    xpose::detail::cuda::copy_args a;
+    a.rows = 10;
+    a.cols = full_width_most_cols(e) + 1;
+    a.lda = a.cols;
+    a.ldb = a.rows;
+    EXPECT_THROW(xpose::detail::cuda::launch_copy_full_width(a, e, nullptr), xpose::error);
+  }
+}
+
+TEST(GpuCopyFullWidth, RandomShapes) {
+  XPOSE_REQUIRE_GPU();
+  std::mt19937_64 rng(8118);
+  for (int i = 0; i < 60; ++i) {
+    const int e = full_tile_sizes[i % 4];
+    const std::int64_t cols = 1 + static_cast<std::int64_t>(rng() % full_width_most_cols(e));
+    const std::int64_t rows = 1 + static_cast<std::int64_t>(rng() % 20000);
+    unaligned_case c{rows, cols, e};
+    if (i % 3 == 0) c.lda = cols + static_cast<std::int64_t>(rng() % 5);
+    if (i % 5 == 0) c.ldb = rows + static_cast<std::int64_t>(rng() % 5);
+    c.src_offset = static_cast<std::size_t>(e) * (rng() % (16 / e));
+    c.dst_offset = static_cast<std::size_t>(e) * (rng() % (16 / e));
+    check_unaligned(full_width(c), rng());
   }
 }
 

@@ -120,16 +120,21 @@ std::vector<bench_case> default_cuda_cases() {
        {100, 1342177, 1},
        {33, 2033601, 2},
        {2033601, 33, 2}});
-  // Just past copy_tuned's tile: short rows that copy_unaligned would take (copy_full_height), a
-  // tall 2-byte matrix just past its width (the slabs); few odd rows that copy_full_height takes.
+  // Just past copy_tuned's tile: short rows that copy_unaligned would take (copy_full_height),
+  // tall, narrow matrices whose column tiles would be mostly empty (copy_full_width); few odd rows
+  // that copy_full_height takes.
   add(cases, "cuda out-of-place copy_tuned", cuda, false, route::copy_tuned,
       {{129, 1040417, 1},
+       {1040417, 129, 1},
        {255, 526337, 1},
        {300, 447393, 1},
        {41, 1636801, 2},
        {29, 578497, 8},
        {65, 1032417, 2},
        {1032417, 65, 2},
+       {528417, 127, 2},
+       {209697, 160, 4},
+       {207105, 81, 8},
        {65, 516193, 4},
        {65, 258081, 8}});
   // The narrowest skinny shapes, and element sizes that are not powers of two: copy_any_size
