@@ -218,7 +218,12 @@ TEST(Plans, DescribeNamesTheGpuKernel) {
   // 1-byte rows of 8208 bytes start 16 bytes into a 32-byte sector: copy_unaligned.
   EXPECT_NE(kernel_line(xpose::plan_copy(dense(8176, 8208, 1), 0, 0, gpu)).find("copy_unaligned"),
             std::string::npos);
-  EXPECT_NE(kernel_line(xpose::plan_copy(dense(32, 100000, 2), 0, 0, gpu)).find("skinny slabs"),
+  EXPECT_NE(kernel_line(xpose::plan_copy(dense(16, 100000, 2), 0, 0, gpu)).find("skinny slabs"),
+            std::string::npos);
+  // Short, wide and tall, narrow ones whose tiles would cut the rows or be mostly empty.
+  EXPECT_NE(kernel_line(xpose::plan_copy(dense(32, 100000, 2), 0, 0, gpu)).find("copy_full_height"),
+            std::string::npos);
+  EXPECT_NE(kernel_line(xpose::plan_copy(dense(100001, 65, 2), 0, 0, gpu)).find("copy_full_width"),
             std::string::npos);
   for (std::size_t e : {3, 7, 12, 15}) {
     const std::string line = kernel_line(xpose::plan_copy(dense(300, 500, e), 0, 0, gpu));
