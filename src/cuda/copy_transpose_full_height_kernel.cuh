@@ -68,8 +68,6 @@ struct full_height_tile {
   /// Bytes before column 0 (a chunk's read may start up to 15 bytes before a column) and after
   /// the last column (a read of 16 bytes at any offset takes five words).
   static constexpr int front = 16, back = 32;
-  using piece = typename column_piece<E>::type;
-
   static_assert(32 % chunks_per_row == 0 && chunks_per_row >= 4, "whole rows per warp");
   static_assert(threads % 32 == 0, "whole warps");
 
@@ -98,22 +96,15 @@ struct full_height_tile {
       const bool active = item < items;
       const int g = item / chunks_per_row, j = item % chunks_per_row;
       const auto* first_row = reinterpret_cast<const unsigned char*>(src + g * G * ld);
-      uint4 rows4[G];
+      const auto column_at = [&](int c) { return column_start(c, pitch_bytes); };
       // Whole steps above the last row: no bounds to check (the block decides, so the warps'
       // shuffles stay converged).
       if (all_columns && step_row + rows_per_step < rows)
-        load_row_chunks<G, chunks_per_row, true>(first_row, ld * E, j, active, G, src_end, rows4);
+        load_column_pieces<E, chunks_per_row, true>(tile, first_row, ld * E, j, active, G, src_end,
+                                                    g * G * E, column_at);
       else
-        load_row_chunks<G, chunks_per_row, false>(first_row, ld * E, j, active, rows - g * G,
-                                                  src_end, rows4);
-      piece pieces[P];
-      rows_to_column_pieces<E>(rows4, pieces);
-      if (active) {
-#pragma unroll
-        for (int c = 0; c < P; ++c)
-          *reinterpret_cast<piece*>(tile + column_start(j * P + c, pitch_bytes) + g * G * E) =
-              pieces[c];
-      }
+        load_column_pieces<E, chunks_per_row, false>(tile, first_row, ld * E, j, active,
+                                                     rows - g * G, src_end, g * G * E, column_at);
     }
   }
 

@@ -8,11 +8,11 @@
 // A tile is R = B * P source rows (P = 16 / E rows per 16-byte vector, B even; B chosen per
 // shape so the tile fits full_width_tile_budget), plus a halo of 2P rows below it, times every
 // column, kept in shared memory column by column as copy_unaligned keeps it.
-// Load: copy_unaligned's, with any number n of 16-byte chunks per row: a lane reads the aligned
-// chunk that covers its chunk of 4 rows and takes the next one from the next lane
-// (__shfl_down_sync), or reads it too where that lane holds another row or warp; the two are
-// funnel-shifted by the row's misalignment and the 4 x P elements transposed in registers into P
-// column pieces of 4 rows.
+// Load: copy_unaligned's (load_column_pieces), with any number n of 16-byte chunks per row: a
+// lane reads the aligned chunk that covers its chunk of 4 rows and takes the next one from the
+// next lane (__shfl_down_sync), or reads it too where that lane holds another row or warp; the
+// two are funnel-shifted by the row's misalignment and the 4 x P elements transposed in
+// registers into P column pieces of 4 rows.
 // Store: copy_unaligned's: each destination row (a tile column) cut at its own 32-byte
 // boundaries, the tile owning the sectors that start in its R rows (reaching up to 2P - 1 rows
 // into the halo), each written whole by two neighbouring lanes; the first tile also writes the
@@ -31,45 +31,12 @@
 
 namespace xpose::detail::cuda {
 
-/// load_row_chunks for any number n of chunks per row: lanes take consecutive chunks j of the
-/// same G rows (the next lane chunk j + 1 unless j is the row's last chunk or the lane the
-/// warp's last, which then read chunk j + 1 themselves). Every lane of the warp calls it.
-template <int G, bool INSIDE>
-__device__ __forceinline__ void load_row_chunks_of(const unsigned char* first_row, std::int64_t ld,
-                                                   int j, int n, bool active, int rows_valid,
-                                                   const unsigned char* src_end, uint4 (&rows)[G]) {
-  const bool own_next = j == n - 1 || (threadIdx.x & 31) == 31;
-  uint4 raw[G], next_raw[G];
-  int shift[G];
-#pragma unroll
-  for (int i = 0; i < G; ++i) {
-    const unsigned char* row_start = first_row + i * ld;
-    shift[i] = static_cast<int>(reinterpret_cast<std::uintptr_t>(row_start) & 15);
-    const uint4* aligned = reinterpret_cast<const uint4*>(row_start - shift[i]);
-    raw[i] = next_raw[i] = make_uint4(0, 0, 0, 0);
-    if (INSIDE && active) {
-      raw[i] = load_chunk_whole_line(aligned + j);
-      if (own_next && shift[i] != 0) next_raw[i] = load_chunk_whole_line(aligned + j + 1);
-    } else if (!INSIDE && active && i < rows_valid) {
-      raw[i] = load_chunk_before(aligned + j, src_end);
-      if (own_next && shift[i] != 0) next_raw[i] = load_chunk_before(aligned + j + 1, src_end);
-    }
-  }
-#pragma unroll
-  for (int i = 0; i < G; ++i) {
-    const uint4 from_next_lane = shuffle_down(raw[i], 32);
-    if (!own_next) next_raw[i] = from_next_lane;
-    rows[i] = funnel_shift_16(raw[i], next_raw[i], shift[i]);
-  }
-}
-
 template <int E, int THREADS>
 struct full_width_tile {
   using element = element_t<E>;
   static constexpr int threads = THREADS;
   static constexpr int P = 16 / E;
   static constexpr int G = 4;  ///< rows a lane loads together
-  using piece = typename column_piece<E>::type;
 
   static_assert(threads % 32 == 0, "whole warps");
 
@@ -98,17 +65,10 @@ struct full_width_tile {
       const int item = first + threadIdx.x;
       const bool active = item < items;
       const int g = item / n, j = item - g * n;
-      uint4 rows4[G];
-      load_row_chunks_of<G, INSIDE>(reinterpret_cast<const unsigned char*>(src + g * G * ld),
-                                    ld * E, j, n, active, rows_here - g * G, src_end, rows4);
-      piece pieces[P];
-      rows_to_column_pieces<E>(rows4, pieces);
-      if (active) {
-#pragma unroll
-        for (int c = 0; c < P; ++c)
-          *reinterpret_cast<piece*>(tile + column_start(j * P + c, pitch_bytes) + g * G * E) =
-              pieces[c];
-      }
+      load_column_pieces<E, 0, INSIDE>(
+          tile, reinterpret_cast<const unsigned char*>(src + g * G * ld), ld * E, j, active,
+          rows_here - g * G, src_end, g * G * E,
+          [&](int c) { return column_start(c, pitch_bytes); }, n);
     }
   }
 
@@ -122,19 +82,8 @@ struct full_width_tile {
     const int pitch_bytes = pitch(row_blocks);
     for (split_index cq(threadIdx.x, threads, row_blocks); cq.major < cols; cq.advance()) {
       const int c = cq.major, q = cq.minor;
-      element* column = dst + c * ld;
-      const int head = bytes_to_sector(column);  // bytes before the column's first boundary
-      const int first_row = head / E + q * P;
-      const int at = column_start(c, pitch_bytes);
-      const uint4 v = read_tile_chunk<E>(tile, at + head + 16 * q);
-      if (INSIDE || first_row + P <= rows_left)
-        __stcg(reinterpret_cast<uint4*>(column + first_row), v);
-      else if (first_row < rows_left)
-        store_first_elements<E>(column + first_row, v, static_cast<int>(rows_left - first_row));
-      if (first_tile_row && q == 0) {
-        for (int r = 0; r < head / E && r < rows_left; ++r)
-          column[r] = *reinterpret_cast<const element*>(tile + at + r * E);
-      }
+      store_owned_chunk<E, INSIDE>(tile, column_start(c, pitch_bytes), dst + c * ld, q, rows_left,
+                                   first_tile_row);
     }
   }
 };

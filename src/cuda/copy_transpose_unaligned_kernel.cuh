@@ -93,17 +93,22 @@ __device__ __forceinline__ uint4 load_chunk_whole_line(const uint4* chunk) {
 }
 
 /// Chunk j (bytes [16j, 16j + 16)) of G row segments, row i starting at first_row + i * ld (any
-/// alignment), for a lane among CHUNKS_PER_ROW that take chunks 0 .. CHUNKS_PER_ROW - 1 of the
-/// same rows: the lane reads the aligned chunk j that covers the segment's chunk j (the last
-/// lane also chunk j + 1), takes chunk j + 1 from the next lane and funnel-shifts the two by the
-/// row's misalignment. Every lane of the warp calls it; inactive lanes read nothing. INSIDE:
-/// every covering chunk lies before `src_end` (load_chunk_whole_line: the last lane's second
-/// chunk often hits its line in L1); else only rows i < rows_valid are read, and only before
-/// `src_end`.
+/// alignment), for a lane among CHUNKS_PER_ROW (a divisor of 32) that take chunks 0 ..
+/// CHUNKS_PER_ROW - 1 of the same rows, or with CHUNKS_PER_ROW 0 among `n` (any) that do: the
+/// lane reads the aligned chunk j that covers the segment's chunk j (the row's last lane, and
+/// for any n the warp's last lane, also chunk j + 1), takes chunk j + 1 from the next lane and
+/// funnel-shifts the two by the row's misalignment. Every lane of the warp calls it; inactive
+/// lanes read nothing. INSIDE: every covering chunk lies before `src_end`
+/// (load_chunk_whole_line: the last lane's second chunk often hits its line in L1); else only
+/// rows i < rows_valid are read, and only before `src_end`.
 template <int G, int CHUNKS_PER_ROW, bool INSIDE>
 __device__ __forceinline__ void load_row_chunks(const unsigned char* first_row, std::int64_t ld,
                                                 int j, bool active, int rows_valid,
-                                                const unsigned char* src_end, uint4 (&rows)[G]) {
+                                                const unsigned char* src_end, uint4 (&rows)[G],
+                                                int n = CHUNKS_PER_ROW) {
+  constexpr int width = CHUNKS_PER_ROW > 0 ? CHUNKS_PER_ROW : 32;
+  const bool own_next =
+      CHUNKS_PER_ROW > 0 ? j == CHUNKS_PER_ROW - 1 : j == n - 1 || (threadIdx.x & 31) == 31;
   uint4 raw[G], next_raw[G];
   int shift[G];
 #pragma unroll
@@ -114,18 +119,16 @@ __device__ __forceinline__ void load_row_chunks(const unsigned char* first_row, 
     raw[i] = next_raw[i] = make_uint4(0, 0, 0, 0);
     if (INSIDE && active) {
       raw[i] = load_chunk_whole_line(aligned + j);
-      if (j == CHUNKS_PER_ROW - 1 && shift[i] != 0)
-        next_raw[i] = load_chunk_whole_line(aligned + j + 1);
+      if (own_next && shift[i] != 0) next_raw[i] = load_chunk_whole_line(aligned + j + 1);
     } else if (!INSIDE && active && i < rows_valid) {
       raw[i] = load_chunk_before(aligned + j, src_end);
-      if (j == CHUNKS_PER_ROW - 1 && shift[i] != 0)
-        next_raw[i] = load_chunk_before(aligned + j + 1, src_end);
+      if (own_next && shift[i] != 0) next_raw[i] = load_chunk_before(aligned + j + 1, src_end);
     }
   }
 #pragma unroll
   for (int i = 0; i < G; ++i) {
-    const uint4 from_next_lane = shuffle_down(raw[i], CHUNKS_PER_ROW);
-    if (j != CHUNKS_PER_ROW - 1) next_raw[i] = from_next_lane;
+    const uint4 from_next_lane = shuffle_down(raw[i], width);
+    if (!own_next) next_raw[i] = from_next_lane;
     rows[i] = funnel_shift_16(raw[i], next_raw[i], shift[i]);
   }
 }
@@ -201,6 +204,53 @@ __device__ __forceinline__ void rows_to_column_pieces(
   }
 }
 
+/// Chunk q of the destination row `column` that a tile owns: the tile's column lies at byte
+/// `at` of shared memory (rows in order, from the tile's first row), and it owns the 32-byte
+/// sectors of the row that start in its rows, written as 16-byte chunks, chunk q from row
+/// bytes_to_sector(column) / E + q * 16 / E. Whole where INSIDE or the matrix's rows (rows_left
+/// from the tile's first) reach past it, else element by element; with first_tile_row, chunk 0
+/// also writes the rows before the row's first boundary.
+template <int E, bool INSIDE>
+__device__ __forceinline__ void store_owned_chunk(const unsigned char* tile, int at,
+                                                  element_t<E>* column, int q,
+                                                  std::int64_t rows_left, bool first_tile_row) {
+  const int head = bytes_to_sector(column);  // bytes before the column's first boundary
+  const int first_row = head / E + q * (16 / E);
+  const uint4 v = read_tile_chunk<E>(tile, at + head + q * 16);
+  if (INSIDE || first_row + 16 / E <= rows_left)
+    __stcg(reinterpret_cast<uint4*>(column + first_row), v);
+  else if (first_row < rows_left)
+    store_first_elements<E>(column + first_row, v, static_cast<int>(rows_left - first_row));
+  if (first_tile_row && q == 0) {
+    for (int r = 0; r < head / E && r < rows_left; ++r)
+      column[r] = *reinterpret_cast<const element_t<E>*>(tile + at + r * E);
+  }
+}
+
+/// One load item of a tile kept column by column: chunk j of the 4 rows from `first_row`
+/// (load_row_chunks, rows `ld` bytes apart) as 16 / E column pieces of 4 rows, piece c stored at
+/// byte column_start(j * 16 / E + c) + `row_offset` of `tile` by active lanes.
+template <int E, int CHUNKS_PER_ROW, bool INSIDE, class ColumnStart>
+__device__ __forceinline__ void load_column_pieces(unsigned char* tile,
+                                                   const unsigned char* first_row, std::int64_t ld,
+                                                   int j, bool active, int rows_valid,
+                                                   const unsigned char* src_end, int row_offset,
+                                                   ColumnStart column_start,
+                                                   int n = CHUNKS_PER_ROW) {
+  constexpr int P = 16 / E;
+  using piece = typename column_piece<E>::type;
+  uint4 rows[4];
+  load_row_chunks<4, CHUNKS_PER_ROW, INSIDE>(first_row, ld, j, active, rows_valid, src_end, rows,
+                                             n);
+  piece pieces[P];
+  rows_to_column_pieces<E>(rows, pieces);
+  if (active) {
+#pragma unroll
+    for (int c = 0; c < P; ++c)
+      *reinterpret_cast<piece*>(tile + column_start(j * P + c) + row_offset) = pieces[c];
+  }
+}
+
 template <int E, class Policy>
 struct unaligned_tile {
   using element = element_t<E>;
@@ -248,17 +298,9 @@ struct unaligned_tile {
       const int item = threadIdx.x + k * threads;
       const bool active = whole_load_steps || item < load_items;
       const int g = item / chunks_per_row, j = item % chunks_per_row;
-      uint4 rows[G];
-      load_row_chunks<G, chunks_per_row, INSIDE>(
-          reinterpret_cast<const unsigned char*>(src + g * G * ld), ld * E, j, active,
-          rows_here - g * G, src_end, rows);
-      piece pieces[P];
-      rows_to_column_pieces<E>(rows, pieces);
-      if (active) {
-#pragma unroll
-        for (int c = 0; c < P; ++c)
-          *reinterpret_cast<piece*>(tile + column_start(j * P + c) + g * G * E) = pieces[c];
-      }
+      load_column_pieces<E, chunks_per_row, INSIDE>(
+          tile, reinterpret_cast<const unsigned char*>(src + g * G * ld), ld * E, j, active,
+          rows_here - g * G, src_end, g * G * E, [](int c) { return column_start(c); });
     }
   }
 
@@ -281,18 +323,8 @@ struct unaligned_tile {
       const int q = item % B, c = item / B;
       if (!whole_store_steps && item >= store_items) continue;
       if (!INSIDE && c >= valid_cols) continue;
-      element* column = dst + c * ld;
-      const int head = bytes_to_sector(column);  // bytes before the column's first boundary
-      const int first_row = head / E + q * P;
-      const uint4 v = read_tile_chunk<E>(tile, column_start(c) + head + q * 16);
-      if (INSIDE || first_row + P <= rows_left)
-        __stcg(reinterpret_cast<uint4*>(column + first_row), v);
-      else if (first_row < rows_left)
-        store_first_elements<E>(column + first_row, v, static_cast<int>(rows_left - first_row));
-      if (first_tile_row && q == 0) {
-        for (int r = 0; r < head / E && r < rows_left; ++r)
-          column[r] = *reinterpret_cast<const element*>(tile + column_start(c) + r * E);
-      }
+      store_owned_chunk<E, INSIDE>(tile, column_start(c), dst + c * ld, q, rows_left,
+                                   first_tile_row);
     }
   }
 };
