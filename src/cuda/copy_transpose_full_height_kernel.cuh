@@ -83,12 +83,14 @@ struct full_height_tile {
   __device__ static int column_start(int c, int pitch) { return front + c * pitch + 16 * (c / P); }
 
   /// Source rows 0 .. rows-1 of the tile at `src` (row r at src + r * ld), columns 0 .. C-1,
-  /// into shared memory column by column; rows past `rows` are zero. `src_end` is one past the
-  /// matrix's last byte; `all_columns`: every covering chunk of rows but the last lies before it.
+  /// into shared memory column by column, in whole load groups of G rows (those past `rows`
+  /// zero; the padding rows after them are left as they are: the stores never take them).
+  /// `src_end` is one past the matrix's last byte; `all_columns`: every covering chunk of rows
+  /// but the last lies before it.
   __device__ static void load(unsigned char* tile, const element* src, std::int64_t ld, int rows,
                               bool all_columns, const unsigned char* src_end) {
     const int pitch_bytes = pitch(rows);
-    const int items = padded_rows(rows) / G * chunks_per_row;
+    const int items = (rows + G - 1) / G * chunks_per_row;
     constexpr int rows_per_step = threads / chunks_per_row * G;
 #pragma unroll 1  // one step's loads at a time, as copy_unaligned
     for (int first = 0, step_row = 0; first < items; first += threads, step_row += rows_per_step) {
