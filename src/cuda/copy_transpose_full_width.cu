@@ -40,7 +40,9 @@ int full_width_row_blocks_for(int cols) {
 }  // namespace
 
 bool full_width_fits(std::int64_t cols, int word_bytes) {
-  if (cols < 1 || cols * word_bytes > full_width_most_row_bytes) return false;
+  if (cols * word_bytes < full_width_least_row_bytes ||
+      cols * word_bytes > full_width_most_row_bytes)
+    return false;
   return with_word(word_bytes, "copy_full_width", [&](auto e) {
     constexpr int E = decltype(e)::value;
     if constexpr (E == 16)

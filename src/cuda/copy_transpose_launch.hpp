@@ -82,10 +82,14 @@ int full_height_tile_width(std::int64_t rows);
 bool full_height_fits(std::int64_t rows, int word_bytes);
 void launch_copy_full_height(const copy_args& a, int word_bytes, cudaStream_t stream);
 /// copy_full_width: tall, narrow matrices whose tile covers every column (no column tile left
-/// mostly empty); word_bytes 1, 2, 4 or 8, rows of at most full_width_most_row_bytes (any shape
-/// full_width_fits). The tile takes row blocks of 16 / word_bytes rows, up to
-/// full_width_most_row_blocks, as many as copy_transpose_full_width.cu picks for the row.
+/// mostly empty); word_bytes 1, 2, 4 or 8, rows of full_width_least_row_bytes to
+/// full_width_most_row_bytes (any shape full_width_fits: with rows of 32 bytes or more, the row
+/// below a tile's halo holds the reach of its last row's covering chunks, at most 31 bytes past
+/// the row, so tiles with rows below them load without checks). The tile takes row blocks of
+/// 16 / word_bytes rows, up to full_width_most_row_blocks, as many as
+/// copy_transpose_full_width.cu picks for the row.
 constexpr int full_width_most_row_blocks = 30;
+constexpr std::int64_t full_width_least_row_bytes = 32;
 constexpr std::int64_t full_width_most_row_bytes = 1024;
 bool full_width_fits(std::int64_t cols, int word_bytes);
 void launch_copy_full_width(const copy_args& a, int word_bytes, cudaStream_t stream);

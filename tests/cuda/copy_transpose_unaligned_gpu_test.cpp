@@ -575,19 +575,22 @@ TEST(GpuCopyFullHeight, RandomShapes) {
   }
 }
 
-// copy_full_width: every column count it takes (up to 1024-byte rows within its tile), row
+// copy_full_width: every column count it takes (rows of 32 to 1024 bytes within its tile), row
 // counts around a tile and its halo (its rows depend on the row's chunks: all of them from one
 // row block to thirty), dense and padded rows, misaligned pointers (destination rows starting
-// anywhere in a sector: the first tile writes the heads), batches (past the grid's 65535), and a
-// row past its reach (a clear error).
+// anywhere in a sector: the first tile writes the heads), batches (past the grid's 65535), and
+// rows past its reach either way (a clear error).
 unaligned_case full_width(unaligned_case c) {
   c.full_width = true;
   return c;
 }
 
-/// The most columns copy_full_width takes of E-byte elements.
+/// The least and the most columns copy_full_width takes of E-byte elements.
+std::int64_t full_width_least_cols(int e) {
+  return xpose::detail::cuda::full_width_least_row_bytes / e;
+}
 std::int64_t full_width_most_cols(int e) {
-  std::int64_t cols = 1;
+  std::int64_t cols = full_width_least_cols(e);
   while (xpose::detail::cuda::full_width_fits(cols + 1, e)) ++cols;
   return cols;
 }
@@ -601,12 +604,18 @@ TEST(GpuCopyFullWidth, SmallSanitizerShapes) {
                     1850 + e);
     check_unaligned(full_width({300, 33, e, 0, 0, 3, 0, 0, ue, 0}), 1900 + e);
   }
+  // The narrowest rows it takes (32 bytes), off 16 bytes, with a tile of the most row blocks
+  // (512 rows with the halo) and one row below it: that row holds the covering chunks' reach.
+  for (int e : full_tile_sizes)
+    check_unaligned(
+        full_width({513, 32 / e, e, 0, 0, 1, 0, 0, 16 - static_cast<std::size_t>(e), 0}), 1950 + e);
 }
 
 TEST(GpuCopyFullWidth, EveryColumnCount) {
   XPOSE_REQUIRE_GPU();
   for (int e : full_tile_sizes)
-    for (std::int64_t cols = 1; cols <= full_width_most_cols(e); cols += cols < 160 ? 1 : 7)
+    for (std::int64_t cols = full_width_least_cols(e); cols <= full_width_most_cols(e);
+         cols += cols < 160 ? 1 : 7)
       for (std::int64_t rows : {std::int64_t{1}, std::int64_t{17}, std::int64_t{1031}}) {
         check_unaligned(full_width({rows, cols, e}), cols * 10 + rows + e);
         check_unaligned(full_width({rows, cols, e, cols + 1, 0}), cols * 20 + rows + e);
@@ -641,19 +650,21 @@ TEST(GpuCopyFullWidth, MisalignedPointersPaddedRowsAndBatches) {
 
 TEST(GpuCopyFullWidth, MoreMatricesThanTheGrid) {
   XPOSE_REQUIRE_GPU();
-  for (int e : full_tile_sizes) check_unaligned(full_width({5, 3, e, 0, 0, 65535 + 9}), 5800 + e);
+  for (int e : full_tile_sizes)
+    check_unaligned(full_width({5, full_width_least_cols(e), e, 0, 0, 65535 + 9}), 5800 + e);
 }
 
 TEST(GpuCopyFullWidth, RowsPastItsReachAreAnError) {
   XPOSE_REQUIRE_GPU();
-  for (int e : full_tile_sizes) {
-    xpose::detail::cuda::copy_args a;
-    a.rows = 10;
-    a.cols = full_width_most_cols(e) + 1;
-    a.lda = a.cols;
-    a.ldb = a.rows;
-    EXPECT_THROW(xpose::detail::cuda::launch_copy_full_width(a, e, nullptr), xpose::error);
-  }
+  for (int e : full_tile_sizes)
+    for (std::int64_t cols : {full_width_most_cols(e) + 1, full_width_least_cols(e) - 1}) {
+      xpose::detail::cuda::copy_args a;
+      a.rows = 10;
+      a.cols = cols;
+      a.lda = a.cols;
+      a.ldb = a.rows;
+      EXPECT_THROW(xpose::detail::cuda::launch_copy_full_width(a, e, nullptr), xpose::error);
+    }
 }
 
 TEST(GpuCopyFullWidth, RandomShapes) {
@@ -661,7 +672,9 @@ TEST(GpuCopyFullWidth, RandomShapes) {
   std::mt19937_64 rng(8118);
   for (int i = 0; i < 60; ++i) {
     const int e = full_tile_sizes[i % 4];
-    const std::int64_t cols = 1 + static_cast<std::int64_t>(rng() % full_width_most_cols(e));
+    const std::int64_t cols =
+        full_width_least_cols(e) +
+        static_cast<std::int64_t>(rng() % (full_width_most_cols(e) - full_width_least_cols(e) + 1));
     const std::int64_t rows = 1 + static_cast<std::int64_t>(rng() % 20000);
     unaligned_case c{rows, cols, e};
     if (i % 3 == 0) c.lda = cols + static_cast<std::int64_t>(rng() % 5);
