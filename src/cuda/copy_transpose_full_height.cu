@@ -10,17 +10,27 @@ namespace xpose::detail::cuda {
 
 namespace {
 
+/// Resident blocks per SM asked of ptxas: five for 1- and 2-byte elements (48 registers a thread
+/// instead of 52, so five blocks fit instead of four; no spills), where it ran ahead on the H100
+/// (twelfth session, run 17, two rounds: 1-byte 100 x 1342177 0.890 -> 0.915, 200 x 671073
+/// 0.87 -> 0.90, 2-byte 41 x 1636801 0.89 -> 0.93, 65 x 1032417 0.90 -> 0.94); for 4-byte
+/// elements it ran behind (81 x 414001 0.97 -> 0.95) and 8-byte ones level, so they ask none;
+/// six spilled and ran 0.68-0.85.
+template <int E>
+constexpr int full_height_min_blocks = E <= 2 ? 5 : 0;
+
 template <int E>
 void launch_for(const copy_args& a, int tile_width, cudaStream_t stream) {
+  constexpr int M = full_height_min_blocks<E>;
   switch (tile_width) {
     case 512:
-      return launch_full_height_with<E, full_height_policy<512, 256>>(a, stream);
+      return launch_full_height_with<E, full_height_policy<512, 256, M>>(a, stream);
     case 256:
-      return launch_full_height_with<E, full_height_policy<256, 256>>(a, stream);
+      return launch_full_height_with<E, full_height_policy<256, 256, M>>(a, stream);
     case 128:
-      return launch_full_height_with<E, full_height_policy<128, 256>>(a, stream);
+      return launch_full_height_with<E, full_height_policy<128, 256, M>>(a, stream);
     default:
-      return launch_full_height_with<E, full_height_policy<64, 256>>(a, stream);
+      return launch_full_height_with<E, full_height_policy<64, 256, M>>(a, stream);
   }
 }
 

@@ -35,11 +35,11 @@
 
 namespace xpose::detail::cuda {
 
-/// copy_full_height's tile shape for E-byte elements: W bytes of each source row, THREADS per
-/// block.
-template <int W, int THREADS>
+/// copy_full_height's tile shape: W bytes of each source row, THREADS per block, MIN_BLOCKS
+/// resident blocks per SM asked of ptxas (which caps the registers; 0: none asked).
+template <int W, int THREADS, int MIN_BLOCKS = 0>
 struct full_height_policy {
-  static constexpr int tile_bytes = W, threads = THREADS;
+  static constexpr int tile_bytes = W, threads = THREADS, min_blocks = MIN_BLOCKS;
 };
 
 /// Bytes 0 .. keep-1 of `a` and keep .. 15 of `b` (keep 0 .. 16).
@@ -170,7 +170,7 @@ struct full_height_tile {
 };
 
 template <int E, class Policy>
-__global__ void __launch_bounds__(Policy::threads)
+__global__ void __launch_bounds__(Policy::threads, Policy::min_blocks)
     copy_transpose_full_height_kernel(const element_t<E>* __restrict__ src,
                                       element_t<E>* __restrict__ dst, std::int64_t batch, int rows,
                                       std::int64_t cols, std::int64_t lda, std::int64_t ldb,
