@@ -10,27 +10,38 @@ namespace xpose::detail::cuda {
 
 namespace {
 
-/// Resident blocks per SM asked of ptxas: five for 1- and 2-byte elements (48 registers a thread
-/// instead of 52, so five blocks fit instead of four; no spills), where it ran ahead on the H100
-/// (twelfth session, run 17, two rounds: 1-byte 100 x 1342177 0.890 -> 0.915, 200 x 671073
-/// 0.87 -> 0.90, 2-byte 41 x 1636801 0.89 -> 0.93, 65 x 1032417 0.90 -> 0.94); for 4-byte
-/// elements it ran behind (81 x 414001 0.97 -> 0.95) and 8-byte ones level, so they ask none;
-/// six spilled and ran 0.68-0.85.
-template <int E>
-constexpr int full_height_min_blocks = E <= 2 ? 5 : 0;
+/// Five resident blocks per SM asked of ptxas for 1- and 2-byte elements (48 registers a thread
+/// instead of 52, so five blocks fit instead of four; no spills) where the tile has at most
+/// full_height_five_blocks_bytes of shared memory (five of them leaving L1 room). On the H100
+/// (twelfth session, runs 17-19): 1-byte 100 x 1342177 0.890 -> 0.915, 200 x 671073 0.87 -> 0.90,
+/// 2-byte 41 x 1636801 0.89 -> 0.93, 65 x 1032417 (a 37 KiB tile) 0.90 -> 0.94; with larger tiles
+/// five blocks ran behind (1-byte 300 x 447393, 38.2 KiB, 0.91 -> 0.79; 160 x 1000000, 40.3 KiB,
+/// 0.96 -> 0.93), as did 4-byte elements (81 x 414001 0.97 -> 0.95; 8-byte level); six blocks
+/// spilled and ran 0.68-0.85.
+constexpr int full_height_five_blocks_bytes = 38 * 1024;
+
+template <int E, int W>
+void launch_width(const copy_args& a, cudaStream_t stream) {
+  using five_blocks = full_height_policy<W, 256, 5>;
+  if constexpr (E <= 2) {
+    if (full_height_tile<E, five_blocks>::shared_bytes(static_cast<int>(a.rows)) <=
+        full_height_five_blocks_bytes)
+      return launch_full_height_with<E, five_blocks>(a, stream);
+  }
+  launch_full_height_with<E, full_height_policy<W, 256>>(a, stream);
+}
 
 template <int E>
 void launch_for(const copy_args& a, int tile_width, cudaStream_t stream) {
-  constexpr int M = full_height_min_blocks<E>;
   switch (tile_width) {
     case 512:
-      return launch_full_height_with<E, full_height_policy<512, 256, M>>(a, stream);
+      return launch_width<E, 512>(a, stream);
     case 256:
-      return launch_full_height_with<E, full_height_policy<256, 256, M>>(a, stream);
+      return launch_width<E, 256>(a, stream);
     case 128:
-      return launch_full_height_with<E, full_height_policy<128, 256, M>>(a, stream);
+      return launch_width<E, 128>(a, stream);
     default:
-      return launch_full_height_with<E, full_height_policy<64, 256, M>>(a, stream);
+      return launch_width<E, 64>(a, stream);
   }
 }
 
