@@ -12,12 +12,12 @@ namespace {
 
 /// Five resident blocks per SM asked of ptxas for 1- and 2-byte elements (48 registers a thread
 /// instead of 52, so five blocks fit instead of four; no spills) where the tile has at most
-/// full_height_five_blocks_bytes of shared memory (five of them leaving L1 room). On the H100
-/// (twelfth session, runs 17-19): 1-byte 100 x 1342177 0.890 -> 0.915, 200 x 671073 0.87 -> 0.90,
-/// 2-byte 41 x 1636801 0.89 -> 0.93, 65 x 1032417 (a 36.5 KiB tile) 0.90 -> 0.94; with larger tiles
-/// five blocks ran behind (1-byte 300 x 447393, 38.2 KiB, 0.91 -> 0.79; 160 x 1000000, 40.3 KiB,
-/// 0.96 -> 0.93), as did 4-byte elements (81 x 414001 0.97 -> 0.95; 8-byte level); six blocks
-/// spilled and ran 0.68-0.85.
+/// full_height_five_blocks_bytes of shared memory (five larger ones would leave L1 little; not
+/// profiled). On the H100 (twelfth session, runs 17-18): 1-byte 100 x 1342177 0.890 -> 0.915,
+/// 200 x 671073 0.87 -> 0.90, 2-byte 41 x 1636801 0.89 -> 0.93, 65 x 1032417 (a 36.5 KiB tile)
+/// 0.90 -> 0.94; with larger tiles five blocks ran behind (1-byte 300 x 447393, 38.2 KiB, 0.91 ->
+/// 0.79; 160 x 1000000, 40.3 KiB, 0.96 -> 0.93), as did 4-byte elements (81 x 414001 0.97 ->
+/// 0.95; 8-byte level); six blocks spilled and ran 0.68-0.85.
 constexpr int full_height_five_blocks_bytes = 38 * 1024;
 
 template <int E, int W>
