@@ -12,17 +12,19 @@
 //
 // A tile is all `rows` source rows (padded to a multiple of 8) x W bytes, kept in shared memory
 // column by column as copy_unaligned keeps it (a column of the tile is a run of consecutive
-// bytes, as in the destination; column c starts at c * pitch + 16 * (c / P) so that a store
-// instruction's pieces fall in distinct banks).
-// Load: copy_unaligned's (load_row_chunks: each row segment read as the aligned 16-byte chunks
-// that cover it, shifted in registers by the row's misalignment; a lane transposes 4 rows x 16
-// bytes into 16 / E column pieces of 4 rows).
+// bytes, as in the destination; column c starts 16 + c * pitch + 16 * (c / P) bytes in, so that
+// a store instruction's pieces fall in distinct banks).
+// Load: copy_unaligned's (load_column_pieces: each row segment read as the aligned 16-byte
+// chunks that cover it, shifted in registers by the row's misalignment; a lane transposes 4 rows
+// x 16 bytes into 16 / E column pieces of 4 rows), only the 4-row groups that hold rows.
 // Store, dense destination: the block's run of valid_cols * rows elements is written as the
 // aligned 16-byte chunks that cover it; a chunk that straddles two columns is read from both
 // (16 bytes at any offset from each) and merged, so only the run's two ends take element
 // stores. Other destinations: each column (destination row) as the aligned chunks that cover
 // it, its two ends element by element.
-// 64-bit global index math; pointers element-aligned; no load leaves the matrix.
+// 64-bit global index math; pointers element-aligned; no load reaches past the matrix's last
+// byte, and none before the aligned 16-byte chunk of its first (up to 15 bytes before a
+// misaligned first row, never stored).
 #pragma once
 
 #include <cstdint>

@@ -18,7 +18,9 @@
 // into the halo), each written whole by two neighbouring lanes; the first tile also writes the
 // elements before each destination row's first boundary. Only chunks cut by the matrix's last
 // row take element stores.
-// 64-bit global index math; pointers element-aligned; no load leaves the matrix.
+// 64-bit global index math; pointers element-aligned; no load reaches past the matrix's last
+// byte, and none before the aligned 16-byte chunk of its first (up to 15 bytes before a
+// misaligned first row, never stored).
 #pragma once
 
 #include <cstdint>
