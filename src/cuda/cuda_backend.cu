@@ -147,11 +147,13 @@ std::string kernel_text(const stage& s) {
              words;
     case copy_kernel::full_width:
       return "copy_full_width, short rows that column tiles would leave too empty: one tile "
-             "covers every column" +
+             "covers every column (where the alignment at execute still calls for it; else the "
+             "tiles or slabs it calls for)" +
              words;
     case copy_kernel::full_height:
       return "copy_full_height, short rows that tiles would cut: one tile covers every row, so "
-             "each block writes whole destination rows (one run when they are dense)" +
+             "each block writes whole destination rows (one run when they are dense; where the "
+             "alignment at execute still calls for it; else the tiles or slabs it calls for)" +
              words;
     case copy_kernel::tuned: {
       copy_args off_sectors = at_best;  // what runs when the destination is not, at execute
