@@ -81,6 +81,48 @@ __device__ __forceinline__ unsigned four_elements_word(const unsigned (&elements
   return __byte_perm(head, four_bytes_at(elements[i + 1], first), selector);
 }
 
+/// Most E-byte elements that start in one 16-byte chunk.
+__host__ __device__ constexpr int elements_starting_in_chunk(int e) {
+  return 15 / e + 1;
+}
+
+/// One load item of a tile of E-byte elements (3 to 15 bytes, not a power of two) kept column by
+/// column, C columns of a row segment of at most CHUNKS_PER_ROW chunks: chunk j of the 4 rows
+/// from `first_row` (load_row_chunks, rows `ld` bytes apart) shifted so that the first element
+/// starting in it sits at byte 0; each element starting in the chunk goes as E words (its column's
+/// 4 rows) to byte column_start(c) + `row_offset` of `tile`, by active lanes. Every lane of the
+/// warp calls it.
+template <int E, int CHUNKS_PER_ROW, int C, bool INSIDE, class ColumnStart>
+__device__ __forceinline__ void load_element_pieces(unsigned char* tile,
+                                                    const unsigned char* first_row, std::int64_t ld,
+                                                    int j, bool active, int rows_valid,
+                                                    const unsigned char* src_end, int row_offset,
+                                                    ColumnStart column_start) {
+  constexpr int G = 4;
+  constexpr int U = elements_starting_in_chunk(E);
+  // The words of the shifted 32 bytes the elements' bytes (and the unused last one's) come
+  // from, with a word to spare for four_bytes_at.
+  constexpr int window_words = (U * E + 3) / 4 + 1;
+  uint4 rows[G];
+  load_row_chunks<G, CHUNKS_PER_ROW, INSIDE>(first_row, ld, j, active, rows_valid, src_end, rows);
+  const int first = (16 * j + E - 1) / E;  // the first element starting in chunk j
+  const int skip = first * E - 16 * j;     // its byte in the chunk (below E)
+  unsigned window[G][window_words];
+#pragma unroll
+  for (int i = 0; i < G; ++i)
+    shift_bytes_down(rows[i], shuffle_down(rows[i], CHUNKS_PER_ROW), skip, window[i]);
+  if (!active) return;
+#pragma unroll
+  for (int u = 0; u < U; ++u) {
+    const int c = first + u;
+    if ((u == U - 1 && skip + u * E >= 16) || c >= C) continue;
+    unsigned* piece = reinterpret_cast<unsigned*>(tile + column_start(c) + row_offset);
+#pragma unroll
+    for (int w = 0; w < E; ++w)  // bytes 4w .. 4w + 3 of the 4 rows
+      piece[w] = four_elements_word<E>(window, u * E, w);
+  }
+}
+
 template <int E, class Policy>
 struct any_size_tile {
   static constexpr int threads = Policy::threads;
@@ -91,10 +133,7 @@ struct any_size_tile {
   static constexpr int halo = (31 + E - 1) / E;
   static constexpr int smem_rows = (R + halo + G - 1) / G * G;
   static constexpr int chunks_per_row = W / 16;
-  /// Most elements starting in one 16-byte chunk, and the words of the shifted 32 bytes their
-  /// bytes (and the unused last one's) come from, with a word to spare for four_bytes_at.
-  static constexpr int U = 15 / E + 1;
-  static constexpr int window_words = (U * E + 3) / 4 + 1;
+  static constexpr int U = elements_starting_in_chunk(E);
   static constexpr int pitch_words = smem_rows * E / 4 + (smem_rows * E / 4 % 2 == 0 ? 1 : 0);
   static constexpr int pitch = 4 * pitch_words;  ///< bytes from one column to the next
   static constexpr int load_items = smem_rows / G * chunks_per_row;
@@ -160,25 +199,9 @@ struct any_size_tile {
       const int item = threadIdx.x + k * threads;
       const bool active = item < items;
       const int g = item / chunks_per_row, j = item % chunks_per_row;
-      uint4 rows[G];
-      load_row_chunks<G, chunks_per_row, INSIDE>(src + g * G * ld, ld, j, active, rows_here - g * G,
-                                                 src_end, rows);
-      const int first = (16 * j + E - 1) / E;  // the first element starting in chunk j
-      const int skip = first * E - 16 * j;     // its byte in the chunk (below E)
-      unsigned window[G][window_words];
-#pragma unroll
-      for (int i = 0; i < G; ++i)
-        shift_bytes_down(rows[i], shuffle_down(rows[i], chunks_per_row), skip, window[i]);
-      if (!active) continue;
-#pragma unroll
-      for (int u = 0; u < U; ++u) {
-        const int c = first + u;
-        if ((u == U - 1 && skip + u * E >= 16) || c >= C) continue;
-        unsigned* piece = reinterpret_cast<unsigned*>(tile + column_start(c) + g * G * E);
-#pragma unroll
-        for (int w = 0; w < E; ++w)  // bytes 4w .. 4w + 3 of rows g*G .. g*G + 3
-          piece[w] = four_elements_word<E>(window, u * E, w);
-      }
+      load_element_pieces<E, chunks_per_row, C, INSIDE>(tile, src + g * G * ld, ld, j, active,
+                                                        rows_here - g * G, src_end, g * G * E,
+                                                        [](int c) { return column_start(c); });
     }
   }
 

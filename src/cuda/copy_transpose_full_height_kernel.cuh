@@ -57,6 +57,75 @@ __device__ __forceinline__ uint4 merge_chunks(const uint4& a, const uint4& b, in
   return make_uint4(out[0], out[1], out[2], out[3]);
 }
 
+/// Units [from, to) (bytes; 0 <= from < to <= 16, multiples of U) of `v` to chunk[from ..], U
+/// bytes at a time.
+template <int U>
+__device__ __forceinline__ void store_chunk_part(unsigned char* chunk, const uint4& v, int from,
+                                                 int to) {
+  const element_t<U>* parts = reinterpret_cast<const element_t<U>*>(&v);
+#pragma unroll
+  for (int i = 0; i < 16 / U; ++i)
+    if (i * U >= from && i * U < to) reinterpret_cast<element_t<U>*>(chunk)[i] = parts[i];
+}
+
+/// Columns 0 .. valid_cols-1 of a tile kept column by column (column c's units from byte
+/// column_at(c), any offset; 16 readable bytes before column 0 and 32 after the last) to the
+/// dense run at `dst`, unit u of column c at dst[c * column_units + u], by THREADS threads: the
+/// aligned 16-byte chunks that cover the run, a chunk that straddles two columns read from both
+/// (16 bytes at any offset from each) and merged, so only the run's two ends are stored U bytes
+/// at a time. U: the store unit (the element for 1-, 2-, 4- and 8-byte elements, a byte for the
+/// others), column_units * U >= 16 (a chunk meets two columns at most); inverse_column_units =
+/// 1 / column_units.
+template <int U, int THREADS, class ColumnAt>
+__device__ __forceinline__ void store_column_run(const unsigned char* tile, ColumnAt column_at,
+                                                 element_t<U>* dst, int column_units,
+                                                 int valid_cols, float inverse_column_units) {
+  const int shift = static_cast<int>(reinterpret_cast<std::uintptr_t>(dst) & 15);
+  unsigned char* aligned = reinterpret_cast<unsigned char*>(dst) - shift;
+  const int run_bytes = valid_cols * column_units * U;
+  const int chunks = (shift + run_bytes + 15) / 16;
+  for (int k = threadIdx.x; k < chunks; k += THREADS) {
+    const int at = 16 * k - shift;  // the chunk's first byte in the run (from -15)
+    const int first = at >= 0 ? at / U : -((-at) / U);
+    // c = floor(first / column_units), from a float estimate off by at most one.
+    int c = __float2int_rd(static_cast<float>(first) * inverse_column_units);
+    int r = first - c * column_units;
+    if (r < 0) --c, r += column_units;
+    if (r >= column_units) ++c, r -= column_units;
+    if (c < 0) c = 0, r = first;  // the run's first chunk, starting before it
+    uint4 v = read_tile_chunk<U>(tile, column_at(c) + r * U);
+    const int in_column = (column_units - r) * U;  // bytes of the chunk in column c
+    if (in_column < 16)
+      v = merge_chunks(v, read_tile_chunk<U>(tile, column_at(c + 1) - in_column), in_column);
+    if (at >= 0 && at + 16 <= run_bytes)
+      __stcg(reinterpret_cast<uint4*>(aligned + 16 * k), v);
+    else
+      store_chunk_part<U>(aligned + 16 * k, v, max(-at, 0), min(run_bytes - at, 16));
+  }
+}
+
+/// As store_column_run, column c (c < valid_cols) to dst + c * ld (units) instead: the aligned
+/// 16-byte chunks that cover each column, its two ends stored U bytes at a time.
+template <int U, int THREADS, class ColumnAt>
+__device__ __forceinline__ void store_each_column(const unsigned char* tile, ColumnAt column_at,
+                                                  element_t<U>* dst, std::int64_t ld,
+                                                  int column_units, int valid_cols) {
+  const int column_bytes = column_units * U;
+  const int chunks = column_bytes / 16 + 2;  // covering a column, at most
+  for (split_index cq(threadIdx.x, THREADS, chunks); cq.major < valid_cols; cq.advance()) {
+    const int c = cq.major;
+    auto* column = reinterpret_cast<unsigned char*>(dst + c * ld);
+    const int shift = static_cast<int>(reinterpret_cast<std::uintptr_t>(column) & 15);
+    const int at = 16 * cq.minor - shift;
+    if (at >= column_bytes) continue;
+    const uint4 v = read_tile_chunk<U>(tile, column_at(c) + at);
+    if (at >= 0 && at + 16 <= column_bytes)
+      __stcg(reinterpret_cast<uint4*>(column + at), v);
+    else
+      store_chunk_part<U>(column + at, v, max(-at, 0), min(column_bytes - at, 16));
+  }
+}
+
 template <int E, class Policy>
 struct full_height_tile {
   using element = element_t<E>;
@@ -112,62 +181,22 @@ struct full_height_tile {
     }
   }
 
-  /// Bytes [from, to) (0 <= from < to <= 16) of `v` to dst[from / E ..] element by element.
-  __device__ static void store_part(unsigned char* chunk, const uint4& v, int from, int to) {
-    const element* parts = reinterpret_cast<const element*>(&v);
-#pragma unroll
-    for (int i = 0; i < P; ++i)
-      if (i * E >= from && i * E < to) reinterpret_cast<element*>(chunk)[i] = parts[i];
-  }
-
   /// Dense destination: columns 0 .. valid_cols-1 of the tile to the run at `dst`, element
   /// (r, c) at dst[c * rows + r].
   __device__ static void store_run(const unsigned char* tile, element* dst, int rows,
                                    int valid_cols, float inverse_rows) {
     const int pitch_bytes = pitch(rows);
-    const int shift = static_cast<int>(reinterpret_cast<std::uintptr_t>(dst) & 15);
-    unsigned char* aligned = reinterpret_cast<unsigned char*>(dst) - shift;
-    const int run_bytes = valid_cols * rows * E;
-    const int chunks = (shift + run_bytes + 15) / 16;
-    for (int k = threadIdx.x; k < chunks; k += threads) {
-      const int at = 16 * k - shift;  // the chunk's first byte in the run (from -15)
-      const int first = at >= 0 ? at / E : -((-at) / E);
-      // c = floor(first / rows), from a float estimate off by at most one.
-      int c = __float2int_rd(static_cast<float>(first) * inverse_rows);
-      int r = first - c * rows;
-      if (r < 0) --c, r += rows;
-      if (r >= rows) ++c, r -= rows;
-      if (c < 0) c = 0, r = first;  // the run's first chunk, starting before it
-      uint4 v = read_tile_chunk<E>(tile, column_start(c, pitch_bytes) + r * E);
-      const int in_column = (rows - r) * E;  // bytes of the chunk in column c
-      if (in_column < 16)
-        v = merge_chunks(v, read_tile_chunk<E>(tile, column_start(c + 1, pitch_bytes) - in_column),
-                         in_column);
-      if (at >= 0 && at + 16 <= run_bytes)
-        __stcg(reinterpret_cast<uint4*>(aligned + 16 * k), v);
-      else
-        store_part(aligned + 16 * k, v, max(-at, 0), min(run_bytes - at, 16));
-    }
+    store_column_run<E, threads>(
+        tile, [&](int c) { return column_start(c, pitch_bytes); }, dst, rows, valid_cols,
+        inverse_rows);
   }
 
   /// Other destinations: column c (c < valid_cols) to dst + c * ld, rows elements each.
   __device__ static void store_columns(const unsigned char* tile, element* dst, std::int64_t ld,
                                        int rows, int valid_cols) {
     const int pitch_bytes = pitch(rows);
-    const int column_bytes = rows * E;
-    const int chunks = column_bytes / 16 + 2;  // covering a column, at most
-    for (split_index cq(threadIdx.x, threads, chunks); cq.major < valid_cols; cq.advance()) {
-      const int c = cq.major;
-      auto* column = reinterpret_cast<unsigned char*>(dst + c * ld);
-      const int shift = static_cast<int>(reinterpret_cast<std::uintptr_t>(column) & 15);
-      const int at = 16 * cq.minor - shift;
-      if (at >= column_bytes) continue;
-      const uint4 v = read_tile_chunk<E>(tile, column_start(c, pitch_bytes) + at);
-      if (at >= 0 && at + 16 <= column_bytes)
-        __stcg(reinterpret_cast<uint4*>(column + at), v);
-      else
-        store_part(column + at, v, max(-at, 0), min(column_bytes - at, 16));
-    }
+    store_each_column<E, threads>(
+        tile, [&](int c) { return column_start(c, pitch_bytes); }, dst, ld, rows, valid_cols);
   }
 };
 

@@ -120,6 +120,21 @@ bool copy_any_size_takes(std::size_t elem_bytes);
 /// of `word_bytes`) rather than the super-element kernel.
 bool copy_any_size_chosen(const copy_args& a, std::size_t elem_bytes, int word_bytes);
 void launch_copy_any_size(const copy_args& a, std::size_t elem_bytes, cudaStream_t stream);
+/// copy_full_height for elements copy_any_size_takes: short, wide matrices whose tile covers every
+/// row, a in elements of `elem_bytes`; rows of 16 bytes or more that
+/// full_height_any_size_tile_width gives a width (up to 640 rows of 3- and 5-byte elements, 768 of
+/// the others: the tile takes the widest of 512, 256, 128 and 64 bytes of each
+/// source row that keeps it within 40 KiB of shared memory for 3- and 5-byte elements, 48 KiB for
+/// the others). full_height_any_size_chosen: the out-of-place dispatch runs it (elements of
+/// `word_bytes` words) for wide shapes of full_height_any_size_least_rows to
+/// full_height_any_size_most_rows rows where the super-element kernel's aligned chunks do not
+/// apply (super_elements_aligned).
+constexpr std::int64_t full_height_any_size_least_rows = 48;
+constexpr std::int64_t full_height_any_size_most_rows = 320;
+int full_height_any_size_tile_width(std::int64_t rows, std::size_t elem_bytes);
+bool full_height_any_size_chosen(const copy_args& a, std::size_t elem_bytes, int word_bytes);
+void launch_copy_full_height_any_size(const copy_args& a, std::size_t elem_bytes,
+                                      cudaStream_t stream);
 /// f(std::integral_constant<int, W>{}) for word_bytes = W (1, 2, 4, 8 or 16); an internal error
 /// naming `kernel` for any other size.
 template <class F>
@@ -179,14 +194,15 @@ void with_any_size(std::size_t elem_bytes, const char* kernel, F&& f) {
 /// copy_any_size takes, in slabs of about `slab_bytes` of the long side (the default is the tuned
 /// size; tests and sweeps pass others) that the blocks resident on the device loop over; a is in
 /// elements of `elem_bytes`.
-/// skinny_any_size_chosen: the out-of-place dispatch runs it (elements of `word_bytes` words)
-/// for wide shapes of at most skinny_any_size_max_side rows and tall ones of at most as many
-/// columns and skinny_any_size_tall_row_bytes bytes a row, unless the super-element kernel's
-/// aligned chunks apply (super_elements_aligned) and the short side has 32 elements or more;
-/// and for wide shapes of more rows whose destination rows are at most
-/// skinny_any_size_wide_row_bytes, where copy_any_size's tiles would be less than 4/5 full and
-/// the super-element kernel's aligned chunks do not apply. The launcher takes wide shapes of up
-/// to skinny_any_size_wide_max_rows rows (3-byte elements in rows of that many bytes).
+/// skinny_any_size_chosen: the out-of-place dispatch runs it (elements of `word_bytes` words),
+/// where full_height_any_size_chosen does not take the shape, for wide shapes of at most
+/// skinny_any_size_max_side rows and tall ones of at most as many columns and
+/// skinny_any_size_tall_row_bytes bytes a row, unless the super-element kernel's aligned chunks
+/// apply (super_elements_aligned) and the short side has 32 elements or more; and for wide shapes
+/// of more rows whose destination rows are at most skinny_any_size_wide_row_bytes, where
+/// copy_any_size's tiles would be less than 4/5 full and the super-element kernel's aligned chunks
+/// do not apply. The launcher takes wide shapes of up to skinny_any_size_wide_max_rows rows (3-byte
+/// elements in rows of that many bytes).
 constexpr std::int64_t skinny_any_size_max_side = 64;
 constexpr std::int64_t skinny_any_size_tall_row_bytes = 384;
 constexpr std::int64_t skinny_any_size_wide_row_bytes = 1024;

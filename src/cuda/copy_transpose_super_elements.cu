@@ -18,6 +18,7 @@
 // rows, so such tiles load a halo of ceil(31 / element bytes) rows. Other sizes: one word per
 // access.
 #include <cstdint>
+#include <cstring>
 #include <type_traits>
 
 #include "cuda/copy_transpose_launch.hpp"
@@ -55,6 +56,20 @@ template <class W>
 __device__ __forceinline__ int words_to_sector(const W* p) {
   return static_cast<int>((32 - (reinterpret_cast<std::uintptr_t>(p) & 31)) & 31) /
          static_cast<int>(sizeof(W));
+}
+
+/// Stores the V words at `to` as one access: one 16-byte store for chunks (built as a uint4, so
+/// the compiler does not split it into a store per word), else one word.
+template <class W, int V>
+__device__ __forceinline__ void store_access(W* to, const W (&words)[V]) {
+  if constexpr (V == 1) {
+    *to = words[0];
+  } else {
+    static_assert(V * sizeof(W) == 16, "a 16-byte chunk");
+    uint4 chunk;
+    memcpy(&chunk, words, sizeof chunk);
+    __stcg(reinterpret_cast<uint4*>(to), chunk);
+  }
 }
 
 /// Rows below a tile that the sectors it owns may reach (CHUNKS without ALIGNED).
@@ -134,13 +149,12 @@ __global__ void __launch_bounds__(super_threads)
         for (int w = 0; w < head && w < valid_dst_words; ++w) strip[w] = word_at(w);
       const int q = head + z * V;  // strip word of word 0
       if (q >= valid_dst_words) continue;
-      access a;
-      W* words = reinterpret_cast<W*>(&a);
+      W words[V];
 #pragma unroll
       for (int w = 0; w < V; ++w)  // past the matrix's last row: a valid word, never stored
         words[w] = word_at(q + w < valid_dst_words ? q + w : valid_dst_words - 1);
       if (q + V <= valid_dst_words) {
-        *reinterpret_cast<access*>(strip + q) = a;
+        store_access(strip + q, words);
       } else {
 #pragma unroll
         for (int w = 0; w < V; ++w)

@@ -1,7 +1,8 @@
 // The CUDA backend's entry points (cuda_backend.hpp): checks a plan's stages at plan time and
 // runs them on the caller's stream. Element sizes become machine words: the widest of 16, 8,
 // 4, 2, 1 bytes that divides the element size and the data's alignment; elements of 3 to 15 bytes
-// that are not powers of two run skinny_any_size (skinny shapes) or copy_any_size out of place,
+// that are not powers of two run copy_full_height (short, wide shapes), skinny_any_size (skinny
+// shapes) or copy_any_size out of place,
 // and other elements of several words (12 bytes = three 4-byte words in place, 24 bytes = three
 // 8-byte words) the super-element kernels.
 #include "cuda/cuda_backend.hpp"
@@ -93,6 +94,12 @@ std::string kernel_text(const stage& s) {
     const std::string bytes = std::to_string(s.super_bytes);
     // The kernel for elements of `word_bytes` words, or "" for the super-element kernel.
     const auto any_size_kernel = [&](const copy_args& a, int word_bytes) -> std::string {
+      if (full_height_any_size_chosen(a, s.super_bytes, word_bytes))
+        return "copy_full_height, short rows that tiles would cut: one tile covers every row, "
+               "each " +
+               bytes +
+               "-byte element as a run of bytes, 16-byte accesses, each block writing whole "
+               "destination rows (one run when they are dense)";
       if (skinny_any_size_chosen(a, s.super_bytes, word_bytes))
         return "skinny_any_size slabs (at most " + std::to_string(skinny_any_size_max_side) +
                " rows, or columns in rows of at most " +
@@ -217,7 +224,9 @@ void execute_copy(const plan_data& plan, const void* src, void* dst) {
     const std::int64_t k = static_cast<std::int64_t>(s.super_bytes) / w;
     const copy_args a = copy_args_of(s, src, dst);
     const bool tuned = s.variant == route::copy_tuned || s.variant == route::automatic;
-    if (tuned && skinny_any_size_chosen(a, s.super_bytes, w)) {
+    if (tuned && full_height_any_size_chosen(a, s.super_bytes, w)) {
+      launch_copy_full_height_any_size(a, s.super_bytes, stream_of(plan));
+    } else if (tuned && skinny_any_size_chosen(a, s.super_bytes, w)) {
       launch_copy_skinny_any_size(a, s.super_bytes, stream_of(plan));
     } else if (tuned && copy_any_size_chosen(a, s.super_bytes, w)) {
       launch_copy_any_size(a, s.super_bytes, stream_of(plan));

@@ -226,18 +226,27 @@ TEST(Plans, DescribeNamesTheGpuKernel) {
   EXPECT_NE(kernel_line(xpose::plan_copy(dense(100001, 65, 2), 0, 0, gpu)).find("copy_full_width"),
             std::string::npos);
   for (std::size_t e : {3, 7, 12, 15}) {
-    const std::string line = kernel_line(xpose::plan_copy(dense(300, 500, e), 0, 0, gpu));
+    const std::string line = kernel_line(xpose::plan_copy(dense(330, 500, e), 0, 0, gpu));
     EXPECT_NE(line.find("copy_any_size, each " + std::to_string(e) + "-byte element"),
               std::string::npos)
         << line;
   }
-  // Short, wide ones past 64 rows: skinny_any_size's wide slabs where copy_any_size's tiles would
-  // be less than 4/5 full and the destination rows have at most 1024 bytes.
-  EXPECT_NE(kernel_line(xpose::plan_copy(dense(100, 100000, 3), 0, 0, gpu)).find("skinny_any_size"),
-            std::string::npos);
-  EXPECT_NE(kernel_line(xpose::plan_copy(dense(120, 100000, 3), 0, 0, gpu)).find("copy_any_size"),
-            std::string::npos);
-  EXPECT_NE(kernel_line(xpose::plan_copy(dense(100, 100000, 11), 0, 0, gpu)).find("copy_any_size"),
+  // Short, wide ones of 48 to 320 rows: copy_full_height, one tile over every row.
+  for (const auto& [rows, e] : {std::pair<std::int64_t, std::size_t>{48, 3},
+                                {100, 3},
+                                {120, 3},
+                                {100, 11},
+                                {300, 7},
+                                {320, 15}}) {
+    const std::string line = kernel_line(xpose::plan_copy(dense(rows, 100000, e), 0, 0, gpu));
+    EXPECT_NE(line.find("copy_full_height, short rows that tiles would cut: one tile covers every "
+                        "row, each " +
+                        std::to_string(e) + "-byte element"),
+              std::string::npos)
+        << rows << " " << line;
+  }
+  // Past 320 rows, copy_any_size again.
+  EXPECT_NE(kernel_line(xpose::plan_copy(dense(321, 100000, 3), 0, 0, gpu)).find("copy_any_size"),
             std::string::npos);
   // 12-byte rows on 16 / 32 bytes: the super-element kernel's aligned chunks at execute.
   const std::string aligned_twelve =
@@ -245,10 +254,11 @@ TEST(Plans, DescribeNamesTheGpuKernel) {
   EXPECT_NE(aligned_twelve.find("3 words of 4 bytes in aligned 16-byte chunks"), std::string::npos)
       << aligned_twelve;
   EXPECT_NE(aligned_twelve.find("else copy_any_size"), std::string::npos) << aligned_twelve;
-  // At most 64 rows, or at most 64 columns in rows of at most 384 bytes: skinny_any_size; wider
-  // rows but fewer rows than copy_any_size's tile: the super-element kernel.
+  // Fewer than 48 rows (short, wide), or at most 64 columns in rows of at most 384 bytes:
+  // skinny_any_size; wider rows but fewer rows than copy_any_size's tile: the super-element
+  // kernel.
   for (const auto& [rows, cols] :
-       {std::pair<std::int64_t, std::int64_t>{16, 100000}, {63, 100000}, {100000, 16}, {2, 3}}) {
+       {std::pair<std::int64_t, std::int64_t>{16, 100000}, {47, 100000}, {100000, 16}, {2, 3}}) {
     const std::string line = kernel_line(xpose::plan_copy(dense(rows, cols, 3), 0, 0, gpu));
     EXPECT_NE(line.find("skinny_any_size slabs"), std::string::npos) << rows << "x" << cols << line;
   }

@@ -397,7 +397,22 @@ TEST(GpuCopyTranspose, SuperElementsOn16ByteRowsSmallSanitizerShapes) {
 // the destination rows have at most 1024 bytes: both sides of those lines too.
 TEST(GpuCopyTranspose, AnySizeDispatchBoundaries) {
   XPOSE_REQUIRE_GPU();
+  using detail::cuda::full_height_any_size_chosen;
   using detail::cuda::skinny_any_size_chosen;
+  // copy_full_height from 48 to 320 rows (short, wide), not where the super-element kernel's
+  // aligned chunks apply.
+  EXPECT_FALSE(full_height_any_size_chosen(dense_args(47, 5001), 3, 1));
+  EXPECT_TRUE(full_height_any_size_chosen(dense_args(48, 5001), 3, 1));
+  EXPECT_TRUE(full_height_any_size_chosen(dense_args(320, 5001), 15, 1));
+  EXPECT_FALSE(full_height_any_size_chosen(dense_args(321, 5001), 15, 1));
+  EXPECT_FALSE(full_height_any_size_chosen(dense_args(5001, 100), 7, 1));  // tall
+  EXPECT_FALSE(full_height_any_size_chosen(dense_args(64, 5000), 12, 4));  // aligned chunks
+  EXPECT_TRUE(full_height_any_size_chosen(dense_args(64, 5001), 12, 4));
+  for (std::size_t e : {5, 12})
+    for (std::int64_t rows : {47, 48, 320, 321}) {
+      check_copy({rows, 5001, e}, route::automatic, 91 + e + rows);
+      check_copy({rows, 4003, e, 4007, rows + 2, 2}, route::automatic, 92 + e + rows);
+    }
   EXPECT_TRUE(skinny_any_size_chosen(dense_args(65, 5001), 3, 1));    // tiles 65 / 128 full
   EXPECT_FALSE(skinny_any_size_chosen(dense_args(103, 5001), 3, 1));  // 103 / 128
   EXPECT_TRUE(skinny_any_size_chosen(dense_args(102, 5001), 3, 1));   // 102 / 128

@@ -3,12 +3,14 @@
 // (copy_transpose_sectors_kernel.cuh, 16-byte elements), copy_any_size
 // (copy_transpose_any_size_kernel.cuh, 3 to 15 bytes, not powers of two) and skinny_any_size
 // (copy_transpose_skinny_any_size_kernel.cuh, the same sizes, a side of at most 64), the plain
-// and shifted skinny slabs (copy_transpose_skinny.cu, 1-, 2-, 4-, 8- and 16-byte elements), and
-// copy_tuned's large tiles on small shapes, against the host reference on random data: odd
-// dimensions, padded rows, misaligned base pointers, destination rows starting anywhere in a
-// 32-byte sector, batches, shapes smaller and larger than a tile or slab, more tile rows and
-// matrices than the grid's y and z take; poisoned destinations (gaps between rows and matrices
-// must stay poisoned).
+// and shifted skinny slabs (copy_transpose_skinny.cu, 1-, 2-, 4-, 8- and 16-byte elements),
+// copy_full_height (copy_transpose_full_height_kernel.cuh, 1-, 2-, 4- and 8-byte elements, and
+// copy_transpose_full_height_any_size_kernel.cuh, 3 to 15 bytes), copy_full_width
+// (copy_transpose_full_width_kernel.cuh) and copy_tuned's large tiles on small shapes, against the
+// host reference on random data: odd dimensions, padded rows, misaligned base pointers, destination
+// rows starting anywhere in a 32-byte sector, batches, shapes smaller and larger than a tile or
+// slab, more tile rows and matrices than the grid's y and z take; poisoned destinations (gaps
+// between rows and matrices must stay poisoned).
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -61,7 +63,10 @@ void check_unaligned(const unaligned_case& c, std::uint64_t seed) {
   a.ldb = ldb;
   a.src_stride = src_stride;
   a.dst_stride = dst_stride;
-  if (c.full_height)
+  if (c.full_height && (c.e & (c.e - 1)) != 0)
+    xpose::detail::cuda::launch_copy_full_height_any_size(a, static_cast<std::size_t>(c.e),
+                                                          nullptr);
+  else if (c.full_height)
     xpose::detail::cuda::launch_copy_full_height(a, c.e, nullptr);
   else if (c.full_width)
     xpose::detail::cuda::launch_copy_full_width(a, c.e, nullptr);
@@ -571,6 +576,106 @@ TEST(GpuCopyFullHeight, RandomShapes) {
     if (i % 5 == 0) c.lda = cols + static_cast<std::int64_t>(rng() % 5);
     c.src_offset = static_cast<std::size_t>(e) * (rng() % (16 / e));
     c.dst_offset = static_cast<std::size_t>(e) * (rng() % (16 / e));
+    check_unaligned(full_height(c), rng());
+  }
+}
+
+// copy_full_height for 3- to 15-byte elements that are not powers of two: every row count it
+// takes (from 16 bytes a destination row to its 64-byte-wide tile's budget), column counts
+// around each tile width, dense and padded rows, pointers misaligned by any byte, batches (past
+// the grid's 65535), and row counts past its reach (a clear error).
+/// The most rows copy_full_height takes for E-byte elements (its 64-byte-wide tile within the
+/// budget).
+std::int64_t full_height_any_size_most_rows(int e) {
+  std::int64_t rows = 1;
+  while (xpose::detail::cuda::full_height_any_size_tile_width(rows + 1, e) != 0) ++rows;
+  return rows;
+}
+
+TEST(GpuCopyFullHeightAnySize, SmallSanitizerShapes) {
+  XPOSE_REQUIRE_GPU();
+  for (int e : any_size_element_sizes) {
+    const std::size_t ue = static_cast<std::size_t>(e);
+    check_unaligned(full_height({67, 301, e}), 1800 + e);
+    check_unaligned(full_height({49, 203, e, 207, 53, 2, 49 * 207 + 3, 203 * 53 + 5, ue, 3}),
+                    1850 + e);
+    check_unaligned(full_height({130, 150, e, 0, 0, 3, 0, 0, 7, ue + 1}), 1900 + e);
+  }
+}
+
+TEST(GpuCopyFullHeightAnySize, EveryRowCount) {
+  XPOSE_REQUIRE_GPU();
+  for (int e : any_size_element_sizes)
+    for (std::int64_t rows = (16 + e - 1) / e; rows <= full_height_any_size_most_rows(e);
+         rows += rows < 70 ? 1 : 29)
+      for (std::int64_t cols : {std::int64_t{1}, std::int64_t{512 / e + 1}, std::int64_t{301}}) {
+        check_unaligned(full_height({rows, cols, e}), rows * 10 + cols + e);
+        check_unaligned(full_height({rows, cols, e, 0, rows + 1}), rows * 20 + cols + e);
+      }
+}
+
+TEST(GpuCopyFullHeightAnySize, ColumnsAroundEachTileWidth) {
+  XPOSE_REQUIRE_GPU();
+  for (int e : any_size_element_sizes)
+    for (std::int64_t rows : {48, 65, 97, 192, 193, 320, 385}) {
+      const std::int64_t width = xpose::detail::cuda::full_height_any_size_tile_width(rows, e) / e;
+      for (std::int64_t cols : {width - 1, width, width + 1, 2 * width - 1, 3 * width + 5}) {
+        check_unaligned(full_height({rows, cols, e}), rows * 30 + cols + e);
+        check_unaligned(full_height({rows, cols, e, cols + 3, rows + 2}), rows * 40 + cols + e);
+      }
+    }
+}
+
+TEST(GpuCopyFullHeightAnySize, MisalignedPointersPaddedRowsAndBatches) {
+  XPOSE_REQUIRE_GPU();
+  for (int e : {3, 7, 12, 15})
+    for (std::size_t offset = 0; offset < 16; offset += 3)
+      for (const std::int64_t rows : {50, 130, 300}) {
+        const std::size_t other = 15 - offset;
+        check_unaligned(full_height({rows, 3001, e, 3007, rows + 3, 1, 0, 0, offset, other}),
+                        5500 + offset + e);
+        check_unaligned(
+            full_height({rows, 2999, e, 0, 0, 3, rows * 2999 + 7, 2999 * rows + 5, offset, other}),
+            5600 + offset + e);
+        check_unaligned(full_height({rows, 2999, e, 0, 0, 2, 0, 0, offset, other}),
+                        5700 + offset + e);
+      }
+}
+
+TEST(GpuCopyFullHeightAnySize, MoreMatricesThanTheGrid) {
+  XPOSE_REQUIRE_GPU();
+  for (int e : {3, 13}) check_unaligned(full_height({7, 3, e, 0, 0, 65535 + 9}), 5800 + e);
+}
+
+TEST(GpuCopyFullHeightAnySize, RowsPastItsReachAreAnError) {
+  XPOSE_REQUIRE_GPU();
+  xpose::detail::cuda::copy_args a;
+  a.rows = full_height_any_size_most_rows(3) + 1;
+  a.cols = 10;
+  a.lda = a.cols;
+  a.ldb = a.rows;
+  EXPECT_THROW(xpose::detail::cuda::launch_copy_full_height_any_size(a, 3, nullptr), xpose::error);
+  a.rows = 5;  // less than one 16-byte chunk of 3-byte elements
+  a.ldb = a.rows;
+  EXPECT_THROW(xpose::detail::cuda::launch_copy_full_height_any_size(a, 3, nullptr), xpose::error);
+  a.rows = 100;  // a size copy_any_size does not take
+  a.ldb = a.rows;
+  EXPECT_THROW(xpose::detail::cuda::launch_copy_full_height_any_size(a, 8, nullptr), xpose::error);
+}
+
+TEST(GpuCopyFullHeightAnySize, RandomShapes) {
+  XPOSE_REQUIRE_GPU();
+  std::mt19937_64 rng(7119);
+  for (int i = 0; i < 60; ++i) {
+    const int e = any_size_element_sizes[i % std::size(any_size_element_sizes)];
+    const std::int64_t least = (16 + e - 1) / e, most = full_height_any_size_most_rows(e);
+    const std::int64_t rows = least + static_cast<std::int64_t>(rng() % (most - least + 1));
+    const std::int64_t cols = 1 + static_cast<std::int64_t>(rng() % 20000);
+    unaligned_case c{rows, cols, e};
+    if (i % 3 == 0) c.ldb = rows + static_cast<std::int64_t>(rng() % 5);
+    if (i % 5 == 0) c.lda = cols + static_cast<std::int64_t>(rng() % 5);
+    c.src_offset = rng() % 16;
+    c.dst_offset = rng() % 16;
     check_unaligned(full_height(c), rng());
   }
 }

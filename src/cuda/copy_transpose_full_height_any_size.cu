@@ -1,0 +1,65 @@
+// copy_full_height for elements of 3 to 15 bytes that are not powers of two: short, wide
+// matrices whose tile covers every row (see copy_transpose_full_height_any_size_kernel.cuh), with
+// the tile width of the matrix's height and element size (full_height_any_size_tile_width).
+#include <string>
+
+#include "cuda/copy_transpose_full_height_any_size_kernel.cuh"
+#include "cuda/copy_transpose_launch.hpp"
+
+namespace xpose::detail::cuda {
+
+namespace {
+
+/// Shared memory a tile may take: less for 3- and 5-byte elements. On the H100 (thirteenth
+/// session, docs/performance.md), 192 rows: 3-byte 0.86 x copy with 256-byte tile rows (a 47 KiB
+/// tile) against 0.93 with 128-byte ones, 5-byte 0.86 against 0.94, while 6- to 15-byte elements
+/// ran at 0.95-0.96 with the larger tile and 0.91-0.94 with the smaller; elsewhere the widest
+/// tile within these budgets was the fastest of 64-, 128-, 256- and 512-byte rows, or within 0.01.
+constexpr std::int64_t tile_budget(std::size_t elem_bytes) {
+  return elem_bytes < 6 ? 40 * 1024 : 48 * 1024;
+}
+
+template <int E, int W>
+void launch_width(const copy_args& a, cudaStream_t stream) {
+  launch_full_height_any_size_with<E, full_height_policy<W, 256>>(a, stream);
+}
+
+}  // namespace
+
+int full_height_any_size_tile_width(std::int64_t rows, std::size_t elem_bytes) {
+  const std::int64_t padded = (rows + 7) / 8 * 8;
+  for (int width = 512; width >= 64; width /= 2)
+    if (width * padded <= tile_budget(elem_bytes)) return width;
+  return 0;
+}
+
+bool full_height_any_size_chosen(const copy_args& a, std::size_t elem_bytes, int word_bytes) {
+  return copy_any_size_takes(elem_bytes) && a.rows <= a.cols &&
+         a.rows >= full_height_any_size_least_rows && a.rows <= full_height_any_size_most_rows &&
+         !super_elements_aligned(a, elem_bytes, word_bytes);
+}
+
+void launch_copy_full_height_any_size(const copy_args& a, std::size_t elem_bytes,
+                                      cudaStream_t stream) {
+  const int width =
+      copy_any_size_takes(elem_bytes) ? full_height_any_size_tile_width(a.rows, elem_bytes) : 0;
+  if (width == 0 || a.rows * static_cast<std::int64_t>(elem_bytes) < 16)
+    throw error(status::internal_error, "copy_full_height: " + std::to_string(a.rows) +
+                                            " rows of " + std::to_string(elem_bytes) +
+                                            "-byte elements do not fit one tile");
+  with_any_size(elem_bytes, "copy_full_height", [&](auto e) {
+    constexpr int E = decltype(e)::value;
+    switch (width) {
+      case 512:
+        return launch_width<E, 512>(a, stream);
+      case 256:
+        return launch_width<E, 256>(a, stream);
+      case 128:
+        return launch_width<E, 128>(a, stream);
+      default:
+        return launch_width<E, 64>(a, stream);
+    }
+  });
+}
+
+}  // namespace xpose::detail::cuda
