@@ -19,8 +19,18 @@ constexpr std::int64_t tile_budget(std::size_t elem_bytes) {
   return elem_bytes < 6 ? 40 * 1024 : 48 * 1024;
 }
 
+/// 288 threads where the tile's load items (16-byte chunks of 4-row groups) take two steps of
+/// 288 and three of 256 (a step's loads wait for the step before): on the H100 (thirteenth
+/// session, docs/performance.md) 65, 71, 139 and 143 rows of 3- to 15-byte elements went from
+/// 0.85-0.94 x copy to 0.90-0.97. Four blocks of either size fit an SM (56 registers or fewer).
+constexpr int fewer_steps_threads = 288;
+
 template <int E, int W>
 void launch_width(const copy_args& a, cudaStream_t stream) {
+  const std::int64_t items = (a.rows + 3) / 4 * (W / 16);
+  if (items > 2 * 256 && items <= 2 * fewer_steps_threads)
+    return launch_full_height_any_size_with<E, full_height_policy<W, fewer_steps_threads>>(a,
+                                                                                           stream);
   launch_full_height_any_size_with<E, full_height_policy<W, 256>>(a, stream);
 }
 

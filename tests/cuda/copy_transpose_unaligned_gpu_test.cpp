@@ -582,7 +582,7 @@ TEST(GpuCopyFullHeight, RandomShapes) {
 
 // copy_full_height for 3- to 15-byte elements that are not powers of two: every row count it
 // takes (from 16 bytes a destination row to its 64-byte-wide tile's budget), column counts
-// around each tile width, dense and padded rows, pointers misaligned by any byte, batches (past
+// around each tile width (with row counts whose tiles load in two steps of 288 threads), dense and padded rows, pointers misaligned by any byte, batches (past
 // the grid's 65535), and row counts past its reach (a clear error).
 /// The most rows copy_full_height takes for E-byte elements (its 64-byte-wide tile within the
 /// budget).
@@ -617,7 +617,7 @@ TEST(GpuCopyFullHeightAnySize, EveryRowCount) {
 TEST(GpuCopyFullHeightAnySize, ColumnsAroundEachTileWidth) {
   XPOSE_REQUIRE_GPU();
   for (int e : any_size_element_sizes)
-    for (std::int64_t rows : {48, 65, 97, 192, 193, 320, 385}) {
+    for (std::int64_t rows : {48, 65, 97, 139, 192, 193, 260, 320, 385, 520}) {
       const std::int64_t width = xpose::detail::cuda::full_height_any_size_tile_width(rows, e) / e;
       for (std::int64_t cols : {width - 1, width, width + 1, 2 * width - 1, 3 * width + 5}) {
         check_unaligned(full_height({rows, cols, e}), rows * 30 + cols + e);

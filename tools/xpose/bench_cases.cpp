@@ -139,7 +139,8 @@ std::vector<bench_case> default_cuda_cases() {
        {65, 258081, 8}});
   // The narrowest skinny shapes, and element sizes that are not powers of two: copy_any_size
   // (3 to 15 bytes) on odd and square shapes and tall ones of wide rows, skinny_any_size on
-  // skinny shapes (2 to 64 rows or columns), the super-element kernel on aligned 12-byte rows.
+  // skinny shapes (2 to 64 rows or columns), copy_full_height on short, wide ones, the
+  // super-element kernel on aligned 12-byte rows.
   for (const std::size_t elem : {1, 2})
     add(cases, "cuda out-of-place copy_tuned", cuda, false, route::copy_tuned,
         {{3, 24000000, elem}, {24000000, 3, elem}});
@@ -157,9 +158,14 @@ std::vector<bench_case> default_cuda_cases() {
   for (const std::size_t elem : {3, 7, 15})
     add(cases, "cuda out-of-place copy_tuned", cuda, false, route::copy_tuned,
         {{64, 1000000, elem}, {1000000, 64, elem}});
-  // Short, wide ones just past the skinny shapes: skinny_any_size's wide slabs.
+  // Short, wide ones past the skinny shapes (48 to 320 rows): copy_full_height.
   add(cases, "cuda out-of-place copy_tuned", cuda, false, route::copy_tuned,
-      {{65, 688297, 3}, {100, 268435, 5}, {68, 131587, 15}});
+      {{65, 688297, 3},
+       {100, 268435, 5},
+       {68, 131587, 15},
+       {250, 178957, 3},
+       {139, 137943, 7},
+       {100, 111849, 12}});
   for (const std::size_t elem : {3, 5, 6, 7, 9, 10, 11, 12, 13, 14, 15})
     add(cases, "cuda out-of-place copy_tuned", cuda, false, route::copy_tuned,
         {{6001, 7001, elem}});
