@@ -31,20 +31,6 @@ void launch_width(const copy_args& a, cudaStream_t stream) {
   launch_full_height_with<E, full_height_policy<W, 256>>(a, stream);
 }
 
-template <int E>
-void launch_for(const copy_args& a, int tile_width, cudaStream_t stream) {
-  switch (tile_width) {
-    case 512:
-      return launch_width<E, 512>(a, stream);
-    case 256:
-      return launch_width<E, 256>(a, stream);
-    case 128:
-      return launch_width<E, 128>(a, stream);
-    default:
-      return launch_width<E, 64>(a, stream);
-  }
-}
-
 }  // namespace
 
 int full_height_tile_width(std::int64_t rows) {
@@ -64,19 +50,15 @@ void launch_copy_full_height(const copy_args& a, int word_bytes, cudaStream_t st
                                             " rows of " + std::to_string(word_bytes) +
                                             "-byte words do not fit one tile");
   const int width = full_height_tile_width(a.rows);
-  switch (word_bytes) {
-    case 1:
-      return launch_for<1>(a, width, stream);
-    case 2:
-      return launch_for<2>(a, width, stream);
-    case 4:
-      return launch_for<4>(a, width, stream);
-    case 8:
-      return launch_for<8>(a, width, stream);
-    default:
-      throw error(status::internal_error, "copy_full_height: word size " +
-                                              std::to_string(word_bytes) + " is not 1, 2, 4 or 8");
-  }
+  if (word_bytes != 1 && word_bytes != 2 && word_bytes != 4 && word_bytes != 8)
+    throw error(status::internal_error, "copy_full_height: word size " +
+                                            std::to_string(word_bytes) + " is not 1, 2, 4 or 8");
+  with_word(word_bytes, "copy_full_height", [&](auto e) {
+    constexpr int E = decltype(e)::value;
+    if constexpr (E <= 8)
+      with_full_height_width(width,
+                             [&](auto w) { launch_width<E, decltype(w)::value>(a, stream); });
+  });
 }
 
 }  // namespace xpose::detail::cuda

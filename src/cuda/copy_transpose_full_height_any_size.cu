@@ -58,17 +58,8 @@ void launch_copy_full_height_any_size(const copy_args& a, std::size_t elem_bytes
                                             " rows of " + std::to_string(elem_bytes) +
                                             "-byte elements do not fit one tile");
   with_any_size(elem_bytes, "copy_full_height", [&](auto e) {
-    constexpr int E = decltype(e)::value;
-    switch (width) {
-      case 512:
-        return launch_width<E, 512>(a, stream);
-      case 256:
-        return launch_width<E, 256>(a, stream);
-      case 128:
-        return launch_width<E, 128>(a, stream);
-      default:
-        return launch_width<E, 64>(a, stream);
-    }
+    with_full_height_width(
+        width, [&](auto w) { launch_width<decltype(e)::value, decltype(w)::value>(a, stream); });
   });
 }
 

@@ -114,8 +114,8 @@ __global__ void __launch_bounds__(Policy::threads, Policy::min_blocks)
   }
 }
 
-/// Rows that full_height_any_size_fits, and this policy's tile within shared memory (the callers
-/// check).
+/// Rows of 16 bytes or more that full_height_any_size_tile_width gives a width, and this policy's
+/// tile within shared memory (the callers check).
 template <int E, class Policy>
 void launch_full_height_any_size_with(const copy_args& a, cudaStream_t stream) {
   using tile_t = full_height_any_size_tile<E, Policy>;
@@ -124,10 +124,7 @@ void launch_full_height_any_size_with(const copy_args& a, cudaStream_t stream) {
   const auto kernel = copy_transpose_full_height_any_size_kernel<E, Policy>;
   constexpr const char* name = "copy_transpose_full_height_any_size_kernel launch";
   allow_dynamic_shared(kernel, shared, name);
-  const std::int64_t across = (a.cols + tile_t::C - 1) / tile_t::C;
-  const dim3 grid(static_cast<unsigned>(across),
-                  static_cast<unsigned>(a.batch < 65535 ? a.batch : 65535));
-  kernel<<<grid, tile_t::threads, shared, stream>>>(
+  kernel<<<full_height_grid(a, tile_t::C), tile_t::threads, shared, stream>>>(
       static_cast<const unsigned char*>(a.src), static_cast<unsigned char*>(a.dst), a.batch, rows,
       a.cols, a.lda, a.ldb, a.src_stride, a.dst_stride, 1.0f / static_cast<float>(rows * E));
   check_launch(name);

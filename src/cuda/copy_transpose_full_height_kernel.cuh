@@ -28,6 +28,7 @@
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 
 #include "cuda/copy_transpose_launch.hpp"
 #include "cuda/copy_transpose_skinny_any_size_kernel.cuh"
@@ -226,6 +227,30 @@ __global__ void __launch_bounds__(Policy::threads, Policy::min_blocks)
   }
 }
 
+/// The grid of copy_full_height's kernels: x over the tiles of `tile_cols` columns, y over the
+/// matrices (at most 65535, the blocks looping over the rest).
+inline dim3 full_height_grid(const copy_args& a, int tile_cols) {
+  const std::int64_t across = (a.cols + tile_cols - 1) / tile_cols;
+  return dim3(static_cast<unsigned>(across),
+              static_cast<unsigned>(a.batch < 65535 ? a.batch : 65535));
+}
+
+/// f(std::integral_constant<int, W>{}) for copy_full_height's tile width W: 512, 256, 128, else
+/// 64.
+template <class F>
+void with_full_height_width(int width, F&& f) {
+  switch (width) {
+    case 512:
+      return f(std::integral_constant<int, 512>{});
+    case 256:
+      return f(std::integral_constant<int, 256>{});
+    case 128:
+      return f(std::integral_constant<int, 128>{});
+    default:
+      return f(std::integral_constant<int, 64>{});
+  }
+}
+
 /// Rows that full_height_fits, and this policy's tile within shared memory (the callers check).
 template <int E, class Policy>
 void launch_full_height_with(const copy_args& a, cudaStream_t stream) {
@@ -235,10 +260,7 @@ void launch_full_height_with(const copy_args& a, cudaStream_t stream) {
   const auto kernel = copy_transpose_full_height_kernel<E, Policy>;
   constexpr const char* name = "copy_transpose_full_height_kernel launch";
   allow_dynamic_shared(kernel, shared, name);
-  const std::int64_t across = (a.cols + tile_t::C - 1) / tile_t::C;
-  const dim3 grid(static_cast<unsigned>(across),
-                  static_cast<unsigned>(a.batch < 65535 ? a.batch : 65535));
-  kernel<<<grid, tile_t::threads, shared, stream>>>(
+  kernel<<<full_height_grid(a, tile_t::C), tile_t::threads, shared, stream>>>(
       static_cast<const element_t<E>*>(a.src), static_cast<element_t<E>*>(a.dst), a.batch, rows,
       a.cols, a.lda, a.ldb, a.src_stride, a.dst_stride, 1.0f / static_cast<float>(rows));
   check_launch(name);
