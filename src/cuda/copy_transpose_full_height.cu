@@ -20,6 +20,18 @@ namespace {
 /// 0.95; 8-byte level); six blocks spilled and ran 0.68-0.85.
 constexpr int full_height_five_blocks_bytes = 38 * 1024;
 
+/// Larger 1- and 2-byte tiles take 320 threads (four resident blocks asked of ptxas: 48
+/// registers, no spills) where the tile's load items (16-byte chunks of 4-row groups) take two
+/// steps of 320 and three of 256 (a step's loads wait for the step before). On the H100
+/// (thirteenth session, docs/performance.md): 1-byte 300 x 447393 0.91 -> 0.94, 319 x 420743
+/// 0.91-0.92 -> 0.92-0.93, 2-byte 300 x 223697 0.93 -> 0.95. Against five blocks on tiles of at
+/// most 38 KiB it was ahead on some (1-byte 290 x 462819 0.93-0.94 -> 0.95, 2-byte 140 x 479349
+/// 0.94 -> 0.95) and behind on others (1-byte 129 x 1040417 0.95 -> 0.93-0.94, 65 x 2064833
+/// 0.94 -> 0.93-0.94): five blocks keep those. Where 320 threads take three steps too they ran
+/// behind (4-byte 81 x 414001 0.97 -> 0.95); 4- and 8-byte elements keep 256 threads (not
+/// measured with 320 on two steps: their 4-byte tiles spill).
+constexpr int fewer_steps_threads = 320;
+
 template <int E, int W>
 void launch_width(const copy_args& a, cudaStream_t stream) {
   using five_blocks = full_height_policy<W, 256, 5>;
@@ -27,6 +39,9 @@ void launch_width(const copy_args& a, cudaStream_t stream) {
     if (full_height_tile<E, five_blocks>::shared_bytes(static_cast<int>(a.rows)) <=
         full_height_five_blocks_bytes)
       return launch_full_height_with<E, five_blocks>(a, stream);
+    const std::int64_t items = (a.rows + 3) / 4 * (W / 16);
+    if (items > 2 * 256 && items <= 2 * fewer_steps_threads)
+      return launch_full_height_with<E, full_height_policy<W, fewer_steps_threads, 4>>(a, stream);
   }
   launch_full_height_with<E, full_height_policy<W, 256>>(a, stream);
 }
