@@ -23,7 +23,7 @@ constexpr int full_height_five_blocks_bytes = 38 * 1024;
 /// Larger 1- and 2-byte tiles take 320 threads (four resident blocks asked of ptxas: 48
 /// registers, no spills) where the tile's load items (16-byte chunks of 4-row groups) take two
 /// steps of 320 and three of 256 (a step's loads wait for the step before). On the H100
-/// (thirteenth session, docs/performance.md): 1-byte 300 x 447393 0.91 -> 0.94, 319 x 420743
+/// (thirteenth session, docs/performance.md): 1-byte 300 x 447393 0.91 -> 0.93-0.94, 319 x 420743
 /// 0.91-0.92 -> 0.92-0.93, 2-byte 300 x 223697 0.93 -> 0.95. Against five blocks on tiles of at
 /// most 38 KiB it was ahead on some (1-byte 290 x 462819 0.93-0.94 -> 0.95, 2-byte 140 x 479349
 /// 0.94 -> 0.95) and behind on others (1-byte 129 x 1040417 0.95 -> 0.93-0.94, 65 x 2064833

@@ -10,9 +10,10 @@ namespace xpose::detail::cuda {
 
 namespace {
 
-/// Shared memory a tile may take: less for 3- and 5-byte elements. On the H100 (thirteenth
-/// session, docs/performance.md), 192 rows: 3-byte 0.86 x copy with 256-byte tile rows (a 47 KiB
-/// tile) against 0.93 with 128-byte ones, 5-byte 0.86 against 0.94, while 6- to 15-byte elements
+/// Shared memory a tile may take (about: W x rows padded to 8; the odd-word pitch and the margins
+/// add up to 2 KiB): less for 3- and 5-byte elements. On the H100 (thirteenth session,
+/// docs/performance.md), 192 rows: 3-byte 0.86 x copy with 256-byte tile rows (a 48 KiB tile)
+/// against 0.93 with 128-byte ones, 5-byte 0.86 against 0.94, while 6- to 15-byte elements
 /// ran at 0.95-0.96 with the larger tile and 0.91-0.94 with the smaller; elsewhere the widest
 /// tile within these budgets was the fastest of 64-, 128-, 256- and 512-byte rows, or within 0.01.
 constexpr std::int64_t tile_budget(std::size_t elem_bytes) {
@@ -22,7 +23,8 @@ constexpr std::int64_t tile_budget(std::size_t elem_bytes) {
 /// 288 threads where the tile's load items (16-byte chunks of 4-row groups) take two steps of
 /// 288 and three of 256 (a step's loads wait for the step before): on the H100 (thirteenth
 /// session, docs/performance.md) 65, 71, 139 and 143 rows of 3- to 15-byte elements went from
-/// 0.85-0.94 x copy to 0.90-0.97. Four blocks of either size fit an SM (56 registers or fewer).
+/// 0.85-0.94 x copy to 0.90-0.97. Four blocks of either size fit an SM (ptxas gives 54-64
+/// registers to 256 threads, 56 to 288).
 constexpr int fewer_steps_threads = 288;
 
 template <int E, int W>
@@ -51,8 +53,11 @@ bool full_height_any_size_chosen(const copy_args& a, std::size_t elem_bytes, int
 
 void launch_copy_full_height_any_size(const copy_args& a, std::size_t elem_bytes,
                                       cudaStream_t stream) {
-  const int width =
-      copy_any_size_takes(elem_bytes) ? full_height_any_size_tile_width(a.rows, elem_bytes) : 0;
+  if (!copy_any_size_takes(elem_bytes))
+    throw error(status::internal_error, "copy_full_height: element size " +
+                                            std::to_string(elem_bytes) +
+                                            " is not 3 to 15 bytes and not a power of two");
+  const int width = full_height_any_size_tile_width(a.rows, elem_bytes);
   if (width == 0 || a.rows * static_cast<std::int64_t>(elem_bytes) < 16)
     throw error(status::internal_error, "copy_full_height: " + std::to_string(a.rows) +
                                             " rows of " + std::to_string(elem_bytes) +

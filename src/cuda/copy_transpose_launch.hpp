@@ -198,11 +198,10 @@ void with_any_size(std::size_t elem_bytes, const char* kernel, F&& f) {
 /// where full_height_any_size_chosen does not take the shape, for wide shapes of at most
 /// skinny_any_size_max_side rows and tall ones of at most as many columns and
 /// skinny_any_size_tall_row_bytes bytes a row, unless the super-element kernel's aligned chunks
-/// apply (super_elements_aligned) and the short side has 32 elements or more; and for wide shapes
-/// of more rows whose destination rows are at most skinny_any_size_wide_row_bytes, where
-/// copy_any_size's tiles would be less than 4/5 full and the super-element kernel's aligned chunks
-/// do not apply. The launcher takes wide shapes of up to skinny_any_size_wide_max_rows rows (3-byte
-/// elements in rows of that many bytes).
+/// apply (super_elements_aligned) and the short side has 32 elements or more. The launcher also
+/// takes wide shapes of up to skinny_any_size_wide_max_rows rows (3-byte elements in rows of
+/// skinny_any_size_wide_row_bytes), which the dispatch sent to it before copy_full_height took
+/// them; tests and sweeps run them.
 constexpr std::int64_t skinny_any_size_max_side = 64;
 constexpr std::int64_t skinny_any_size_tall_row_bytes = 384;
 constexpr std::int64_t skinny_any_size_wide_row_bytes = 1024;

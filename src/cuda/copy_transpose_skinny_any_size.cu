@@ -15,22 +15,14 @@ namespace xpose::detail::cuda {
 // 0.91-0.94 there); tall shapes of 2 to 32 columns 0.80-0.90 against 0.06-0.87, and of 64
 // columns 0.80-0.85 against 0.72-0.83 for 3 to 6 bytes, while copy_any_size is ahead for wider
 // rows (7 bytes x 64: 0.82 against 0.77; 15 bytes x 32: 0.87 against 0.84).
-// Wide shapes of more rows (tenth session, docs/performance.md): with copy_any_size's tiles less
-// than 4/5 full the wide slabs ran at 0.73-0.88 x copy against 0.25-0.75 (3-byte 65 rows 0.73-0.78
-// against 0.25, 139 rows 0.71-0.72 against 0.44; 9-byte 100 rows 0.84 against 0.67; 15-byte 65
-// rows 0.82-0.84 against 0.65), and with fuller tiles mostly behind (3-byte 192 rows 0.78-0.81
-// against 0.88, 12-byte 80 rows 0.85-0.86 against 0.90). Measured on 128 MiB matrices; the rule
-// takes any shape with no more rows than columns, small and square ones too.
+// Wide shapes of more rows took the wide slabs where copy_any_size's tiles were less than 4/5
+// full (tenth session: 0.73-0.88 x copy against 0.25-0.75); copy_full_height takes them now (48
+// to 320 rows, thirteenth session: 0.88-0.97), and wide shapes from 48 rows where the
+// super-element kernel's aligned chunks do not apply (docs/performance.md). Measured on 128 MiB
+// matrices; the rule takes any shape with no more rows than columns, small and square ones too.
 bool skinny_any_size_chosen(const copy_args& a, std::size_t elem_bytes, int word_bytes) {
   if (!copy_any_size_takes(elem_bytes)) return false;
   const bool wide = a.rows <= a.cols;
-  if (wide && a.rows > skinny_any_size_max_side) {
-    const auto e = static_cast<std::int64_t>(elem_bytes);
-    const std::int64_t tiled_rows =
-        rows_in_whole_tiles(a.rows, any_size_tile_rows(static_cast<int>(e)));
-    return a.rows * e <= skinny_any_size_wide_row_bytes && 5 * a.rows < 4 * tiled_rows &&
-           !super_elements_aligned(a, elem_bytes, word_bytes);
-  }
   const std::int64_t short_side = wide ? a.rows : a.cols;
   if (short_side > skinny_any_size_max_side ||
       (!wide &&

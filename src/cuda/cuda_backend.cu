@@ -103,9 +103,7 @@ std::string kernel_text(const stage& s) {
       if (skinny_any_size_chosen(a, s.super_bytes, word_bytes))
         return "skinny_any_size slabs (at most " + std::to_string(skinny_any_size_max_side) +
                " rows, or columns in rows of at most " +
-               std::to_string(skinny_any_size_tall_row_bytes) +
-               " bytes, or more rows in destination rows of at most " +
-               std::to_string(skinny_any_size_wide_row_bytes) + " bytes): each " + bytes +
+               std::to_string(skinny_any_size_tall_row_bytes) + " bytes): each " + bytes +
                "-byte element as a run of bytes, 16-byte global accesses, elements moved four "
                "at a time between two shared-memory slabs";
       if (copy_any_size_chosen(a, s.super_bytes, word_bytes))

@@ -273,6 +273,9 @@ TEST(Plans, DescribeNamesTheGpuKernel) {
   const std::string wide_aligned = kernel_line(xpose::plan_copy(dense(32, 100000, 12), 0, 0, gpu));
   EXPECT_NE(wide_aligned.find("aligned 16-byte chunks"), std::string::npos) << wide_aligned;
   EXPECT_NE(wide_aligned.find("else skinny_any_size"), std::string::npos) << wide_aligned;
+  const std::string wider_aligned = kernel_line(xpose::plan_copy(dense(64, 100000, 12), 0, 0, gpu));
+  EXPECT_NE(wider_aligned.find("aligned 16-byte chunks"), std::string::npos) << wider_aligned;
+  EXPECT_NE(wider_aligned.find("else copy_full_height"), std::string::npos) << wider_aligned;
   const std::string small_fifteen = kernel_line(xpose::plan_copy(dense(31, 30, 15), 0, 0, gpu));
   EXPECT_NE(small_fifteen.find("15 words of 1 byte"), std::string::npos) << small_fifteen;
   // In place, a 12-byte element is three 4-byte words.

@@ -390,41 +390,31 @@ TEST(GpuCopyTranspose, SuperElementsOn16ByteRowsSmallSanitizerShapes) {
   }
 }
 
-// skinny_any_size takes wide shapes of at most 64 rows and tall ones of at most 64 columns in
-// rows of at most 384 bytes, copy_any_size other shapes with at least its tile's rows (64 for
-// 3-6 bytes, 32 above): both sides of each boundary, with and without padded rows. Wide shapes
-// of more rows take the wide slabs when copy_any_size's tiles would be less than 4/5 full and
-// the destination rows have at most 1024 bytes: both sides of those lines too.
+// copy_full_height takes wide shapes of 48 to 320 rows unless the super-element kernel's aligned
+// chunks apply; skinny_any_size the other wide shapes of at most 64 rows and tall ones of at
+// most 64 columns in rows of at most 384 bytes; copy_any_size other shapes with at least its
+// tile's rows (64 for 3-6 bytes, 32 above): both sides of each boundary, with and without padded
+// rows.
 TEST(GpuCopyTranspose, AnySizeDispatchBoundaries) {
   XPOSE_REQUIRE_GPU();
   using detail::cuda::full_height_any_size_chosen;
   using detail::cuda::skinny_any_size_chosen;
-  // copy_full_height from 48 to 320 rows (short, wide), not where the super-element kernel's
-  // aligned chunks apply.
   EXPECT_FALSE(full_height_any_size_chosen(dense_args(47, 5001), 3, 1));
   EXPECT_TRUE(full_height_any_size_chosen(dense_args(48, 5001), 3, 1));
   EXPECT_TRUE(full_height_any_size_chosen(dense_args(320, 5001), 15, 1));
   EXPECT_FALSE(full_height_any_size_chosen(dense_args(321, 5001), 15, 1));
+  EXPECT_TRUE(full_height_any_size_chosen(dense_args(100, 100), 7, 1));    // as wide as tall
+  EXPECT_FALSE(full_height_any_size_chosen(dense_args(101, 100), 7, 1));   // taller
   EXPECT_FALSE(full_height_any_size_chosen(dense_args(5001, 100), 7, 1));  // tall
   EXPECT_FALSE(full_height_any_size_chosen(dense_args(64, 5000), 12, 4));  // aligned chunks
   EXPECT_TRUE(full_height_any_size_chosen(dense_args(64, 5001), 12, 4));
-  for (std::size_t e : {5, 12})
-    for (std::int64_t rows : {47, 48, 320, 321}) {
+  EXPECT_TRUE(skinny_any_size_chosen(dense_args(47, 5001), 3, 1));    // below copy_full_height
+  EXPECT_FALSE(skinny_any_size_chosen(dense_args(65, 5001), 3, 1));   // past 64 rows
+  EXPECT_FALSE(skinny_any_size_chosen(dense_args(5001, 200), 3, 1));  // tall
+  for (std::size_t e : {3, 5, 12, 15})
+    for (std::int64_t rows : {47, 48, 65, 100, 101, 320, 321}) {
       check_copy({rows, 5001, e}, route::automatic, 91 + e + rows);
       check_copy({rows, 4003, e, 4007, rows + 2, 2}, route::automatic, 92 + e + rows);
-    }
-  EXPECT_TRUE(skinny_any_size_chosen(dense_args(65, 5001), 3, 1));    // tiles 65 / 128 full
-  EXPECT_FALSE(skinny_any_size_chosen(dense_args(103, 5001), 3, 1));  // 103 / 128
-  EXPECT_TRUE(skinny_any_size_chosen(dense_args(102, 5001), 3, 1));   // 102 / 128
-  EXPECT_TRUE(skinny_any_size_chosen(dense_args(204, 5001), 3, 1));   // 204 / 256
-  EXPECT_FALSE(skinny_any_size_chosen(dense_args(205, 5001), 3, 1));  // 205 / 256
-  EXPECT_TRUE(skinny_any_size_chosen(dense_args(68, 5001), 15, 1));   // 1020 bytes, 68 / 96
-  EXPECT_FALSE(skinny_any_size_chosen(dense_args(5001, 200), 3, 1));  // tall
-  EXPECT_FALSE(skinny_any_size_chosen(dense_args(69, 5001), 15, 1));  // 1035 bytes
-  for (std::size_t e : {3, 15})
-    for (std::int64_t rows : {65, 68, 69, 102, 103, 204, 205}) {
-      check_copy({rows, 5001, e}, route::automatic, 81 + e + rows);
-      check_copy({rows, 4003, e, 4007, rows + 2, 2}, route::automatic, 82 + e + rows);
     }
   for (std::size_t e : {3, 5, 6, 7, 9, 12, 15}) {
     for (std::int64_t rows : {31, 32, 63, 64, 65})

@@ -503,6 +503,10 @@ TEST(GpuCopyFullHeight, SmallSanitizerShapes) {
                     1650 + e);
     check_unaligned(full_height({33, 300, e, 0, 0, 3, 0, 0, 0, ue}), 1700 + e);
   }
+  // Tiles past 38 KiB whose load takes two steps of 320 threads (1- and 2-byte elements).
+  for (int e : {1, 2})
+    check_unaligned(full_height({300, 301, e, 0, 0, 2, 0, 0, static_cast<std::size_t>(e), 0}),
+                    1750 + e);
 }
 
 TEST(GpuCopyFullHeight, EveryRowCount) {
@@ -580,10 +584,12 @@ TEST(GpuCopyFullHeight, RandomShapes) {
   }
 }
 
-// copy_full_height for 3- to 15-byte elements that are not powers of two: every row count it
-// takes (from 16 bytes a destination row to its 64-byte-wide tile's budget), column counts
-// around each tile width (with row counts whose tiles load in two steps of 288 threads), dense and padded rows, pointers misaligned by any byte, batches (past
-// the grid's 65535), and row counts past its reach (a clear error).
+// copy_full_height for 3- to 15-byte elements that are not powers of two: row counts from 16
+// bytes a destination row, every one to 70 and every 29th to its 64-byte-wide tile's budget,
+// column counts
+// around each tile width (with row counts whose tiles load in two steps of 288 threads), dense and
+// padded rows, pointers misaligned by any byte, batches (past the grid's 65535), and row counts
+// past its reach (a clear error).
 /// The most rows copy_full_height takes for E-byte elements (its 64-byte-wide tile within the
 /// budget).
 std::int64_t full_height_any_size_most_rows(int e) {
