@@ -48,15 +48,22 @@ void launch_width(const copy_args& a, cudaStream_t stream) {
 
 }  // namespace
 
-int full_height_tile_width(std::int64_t rows) {
+int full_height_tile_width(std::int64_t rows, int word_bytes) {
   const std::int64_t padded = (rows + 7) / 8 * 8;
   for (int width = 512; width >= 64; width /= 2)
-    if (width * padded <= full_height_tile_budget) return width;
+    if (width * padded <= full_height_tile_budget) {
+      // 1-byte tiles of 512 bytes that fill the budget (89 to 96 rows) take 256 bytes: on the H100
+      // (thirteenth session, docs/performance.md) 96 x 1400000 0.940-0.948 x copy against
+      // 0.946-0.969 (five blocks), 95 x 1412819 0.905-0.909 against 0.908-0.932, 89 x 1508065
+      // level; at 88 rows 512 bytes stay ahead (0.925-0.932 against 0.890-0.893).
+      if (word_bytes == 1 && width == 512 && width * padded == full_height_tile_budget) return 256;
+      return width;
+    }
   return 0;
 }
 
 bool full_height_fits(std::int64_t rows, int word_bytes) {
-  return rows * word_bytes >= 16 && full_height_tile_width(rows) != 0;
+  return rows * word_bytes >= 16 && full_height_tile_width(rows, word_bytes) != 0;
 }
 
 void launch_copy_full_height(const copy_args& a, int word_bytes, cudaStream_t stream) {
@@ -64,7 +71,7 @@ void launch_copy_full_height(const copy_args& a, int word_bytes, cudaStream_t st
     throw error(status::internal_error, "copy_full_height: " + std::to_string(a.rows) +
                                             " rows of " + std::to_string(word_bytes) +
                                             "-byte words do not fit one tile");
-  const int width = full_height_tile_width(a.rows);
+  const int width = full_height_tile_width(a.rows, word_bytes);
   if (word_bytes != 1 && word_bytes != 2 && word_bytes != 4 && word_bytes != 8)
     throw error(status::internal_error, "copy_full_height: word size " +
                                             std::to_string(word_bytes) + " is not 1, 2, 4 or 8");

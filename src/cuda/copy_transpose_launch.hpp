@@ -76,9 +76,9 @@ void launch_copy_unaligned(const copy_args& a, int word_bytes, cudaStream_t stre
 /// written by one block; a dense destination as one run per block); word_bytes 1, 2, 4 or 8, rows
 /// that full_height_fits. The tile takes the widest of 512, 256, 128 and 64 bytes of each source
 /// row (full_height_tile_width) that keeps it within full_height_tile_budget bytes of shared
-/// memory.
+/// memory (1-byte tiles that would fill it at 512 bytes take 256).
 constexpr std::int64_t full_height_tile_budget = 48 * 1024;
-int full_height_tile_width(std::int64_t rows);
+int full_height_tile_width(std::int64_t rows, int word_bytes);
 bool full_height_fits(std::int64_t rows, int word_bytes);
 void launch_copy_full_height(const copy_args& a, int word_bytes, cudaStream_t stream);
 /// copy_full_width: tall, narrow matrices whose tile covers every column (no column tile left

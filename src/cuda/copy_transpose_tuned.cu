@@ -65,7 +65,10 @@ bool full_height_takes(const copy_args& a, bool aligned) {
     return false;
   if (!aligned) return true;
   const std::int64_t tiled_rows = rows_in_whole_tiles(a.rows, copy_tuned_policy<E>::tile_rows);
-  return a.rows < copy_tuned_policy<E>::tile_rows ? 5 * a.rows < 3 * tiled_rows
+  // Below the tile height: 1-byte tiles less than 4/5 full, the others less than 3/5 (1-byte 96
+  // rows, 3/4 full, 0.92-0.93 on copy_tuned against 0.95-0.97 here; thirteenth session).
+  const std::int64_t below = E == 1 ? 4 : 3;
+  return a.rows < copy_tuned_policy<E>::tile_rows ? 5 * a.rows < below * tiled_rows
                                                   : 3 * a.rows < 2 * tiled_rows;
 }
 
@@ -86,7 +89,8 @@ bool full_width_takes(const copy_args& a, bool aligned) {
 }
 
 /// Short, wide matrices whose rows copy_unaligned would take, or whose copy_tuned tiles would be
-/// less than 3/5 full (fewer rows than the tile) or 2/3 full (more), go to copy_full_height within
+/// less than 3/5 full (fewer rows than the tile; 4/5 for 1-byte elements) or 2/3 full (more), go
+/// to copy_full_height within
 /// its rows (full_height_least_rows, full_height_most_row_bytes). 128 MiB, x copy, the dispatch
 /// before it against it (twelfth session, docs/performance.md): odd rows, 1-byte 37 rows 0.85
 /// against 0.93 (slabs), 160 rows 0.79 against 0.95, 300 rows 0.71 against 0.90, 417 rows 0.71

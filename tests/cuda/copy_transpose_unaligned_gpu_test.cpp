@@ -523,7 +523,7 @@ TEST(GpuCopyFullHeight, ColumnsAroundEachTileWidth) {
   XPOSE_REQUIRE_GPU();
   for (int e : full_tile_sizes)
     for (std::int64_t rows : {64, 96, 97, 192, 193, 384, 385}) {
-      const std::int64_t width = xpose::detail::cuda::full_height_tile_width(rows) / e;
+      const std::int64_t width = xpose::detail::cuda::full_height_tile_width(rows, e) / e;
       for (std::int64_t cols : {width - 1, width, width + 1, 2 * width - 1, 3 * width + 5}) {
         check_unaligned(full_height({rows, cols, e}), rows * 30 + cols + e);
         check_unaligned(full_height({rows, cols, e, cols + 3, rows + 2}), rows * 40 + cols + e);
