@@ -5,9 +5,9 @@
 // elements.
 //
 // copy_any_size cuts each destination row at its tile height (64 or 32 rows) and a matrix of a
-// few rows more leaves its last tile row nearly empty; the skinny slabs that take such shapes
-// instead ran at 0.71-0.85 x copy (3-byte 65 x 688297 0.714, 15-byte 68 x 131587 0.856;
-// docs/performance.md).
+// few rows more leaves its last tile row nearly empty; the skinny slabs that took such shapes
+// instead ran at 0.67-0.85 x copy (3-byte 65 x 688297 0.714, 250 x 178957 0.666, 15-byte 68 x
+// 131587 0.856; docs/performance.md, thirteenth session).
 //
 // A tile is all `rows` source rows (padded to a multiple of 4) x C = W / E columns (a row segment
 // of C * E <= W bytes), kept in shared memory column by column: a column is a run of consecutive
