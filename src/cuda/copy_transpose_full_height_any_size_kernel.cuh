@@ -5,9 +5,10 @@
 // elements.
 //
 // copy_any_size cuts each destination row at its tile height (64 or 32 rows) and a matrix of a
-// few rows more leaves its last tile row nearly empty; the skinny slabs that took such shapes
-// instead ran at 0.67-0.85 x copy (3-byte 65 x 688297 0.714, 250 x 178957 0.666, 15-byte 68 x
-// 131587 0.856; docs/performance.md, thirteenth session).
+// few rows more leaves its last tile row nearly empty, and cuts destination rows that do not end
+// on 32 bytes mid-sector; these shapes ran at 0.67-0.86 x copy on its tiles or the skinny slabs
+// (3-byte 65 x 688297 0.714 and 15-byte 68 x 131587 0.856 on the slabs, 3-byte 250 x 178957 0.666
+// on copy_any_size; docs/performance.md, thirteenth session).
 //
 // A tile is all `rows` source rows (padded to a multiple of 4) x C = W / E columns (a row segment
 // of C * E <= W bytes), kept in shared memory column by column: a column is a run of consecutive
