@@ -39,8 +39,7 @@ void launch_width(const copy_args& a, cudaStream_t stream) {
     if (full_height_tile<E, five_blocks>::shared_bytes(static_cast<int>(a.rows)) <=
         full_height_five_blocks_bytes)
       return launch_full_height_with<E, five_blocks>(a, stream);
-    const std::int64_t items = (a.rows + 3) / 4 * (W / 16);
-    if (items > 2 * 256 && items <= 2 * fewer_steps_threads)
+    if (loads_in_two_steps_of(a.rows, W, fewer_steps_threads))
       return launch_full_height_with<E, full_height_policy<W, fewer_steps_threads, 4>>(a, stream);
   }
   launch_full_height_with<E, full_height_policy<W, 256>>(a, stream);

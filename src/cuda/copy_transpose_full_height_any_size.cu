@@ -29,8 +29,7 @@ constexpr int fewer_steps_threads = 288;
 
 template <int E, int W>
 void launch_width(const copy_args& a, cudaStream_t stream) {
-  const std::int64_t items = (a.rows + 3) / 4 * (W / 16);
-  if (items > 2 * 256 && items <= 2 * fewer_steps_threads)
+  if (loads_in_two_steps_of(a.rows, W, fewer_steps_threads))
     return launch_full_height_any_size_with<E, full_height_policy<W, fewer_steps_threads>>(a,
                                                                                            stream);
   launch_full_height_any_size_with<E, full_height_policy<W, 256>>(a, stream);

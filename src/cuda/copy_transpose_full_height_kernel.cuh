@@ -235,6 +235,14 @@ inline dim3 full_height_grid(const copy_args& a, int tile_cols) {
               static_cast<unsigned>(a.batch < 65535 ? a.batch : 65535));
 }
 
+/// Whether `threads` threads load a copy_full_height tile of `rows` rows x `tile_bytes` bytes
+/// (16-byte chunks of 4-row groups) in two steps where 256 threads take three: a step's loads wait
+/// for the step before, so the launchers take such thread counts there.
+inline bool loads_in_two_steps_of(std::int64_t rows, int tile_bytes, int threads) {
+  const std::int64_t items = (rows + 3) / 4 * (tile_bytes / 16);
+  return items > 2 * 256 && items <= 2 * threads;
+}
+
 /// f(std::integral_constant<int, W>{}) for copy_full_height's tile width W: 512, 256, 128, else
 /// 64.
 template <class F>

@@ -477,21 +477,47 @@ TEST(GpuCopySkinnySlabs, RandomShapes) {
   }
 }
 
-// copy_full_height: every row count from one 16-byte chunk's worth to past each tile width's
-// change (512, 256, 128 and 64 bytes of each source row) and to the most rows it takes, column
-// counts around a tile's width, dense and padded destinations (a dense run's chunks straddle
-// columns; padded rows are written one by one), misaligned pointers, batches (past the grid's
-// 65535), and a row count past its reach (a clear error).
+// copy_full_height, 1- to 15-byte elements but 16 (copy_transpose_full_height_kernel.cuh for
+// powers of two, copy_transpose_full_height_any_size_kernel.cuh for the others): row counts from
+// one 16-byte chunk's worth to past each tile width's change (512, 256, 128 and 64 bytes of each
+// source row) and to the most rows it takes, column counts around a tile's width (with row
+// counts whose tiles load in two steps of 288 or 320 threads), dense and padded destinations (a
+// dense run's chunks straddle columns; padded rows are written one by one), misaligned pointers,
+// batches (past the grid's 65535), and row counts past its reach or sizes it does not take (a
+// clear error).
 constexpr int full_tile_sizes[] = {1, 2, 4, 8};
+constexpr int full_height_sizes[] = {1, 2, 4, 8, 3, 5, 6, 7, 9, 10, 11, 12, 13, 14, 15};
 
 unaligned_case full_height(unaligned_case c) {
   c.full_height = true;
   return c;
 }
 
-/// The most rows copy_full_height takes (its 64-byte-wide tile within the budget).
-std::int64_t full_height_most_rows() {
-  return xpose::detail::cuda::full_height_tile_budget / 64;
+bool power_of_two(int e) {
+  return (e & (e - 1)) == 0;
+}
+
+/// copy_full_height's tile width for `rows` rows of E-byte elements (0: past its reach).
+int full_height_width(std::int64_t rows, int e) {
+  return power_of_two(e) ? xpose::detail::cuda::full_height_tile_width(rows, e)
+                         : xpose::detail::cuda::full_height_any_size_tile_width(rows, e);
+}
+
+/// The least and the most rows copy_full_height takes of E-byte elements (one 16-byte chunk a
+/// destination row; its 64-byte-wide tile within the budget).
+std::int64_t full_height_least_rows(int e) {
+  return (16 + e - 1) / e;
+}
+std::int64_t full_height_most_rows(int e) {
+  std::int64_t rows = 1;
+  while (full_height_width(rows + 1, e) != 0) ++rows;
+  return rows;
+}
+
+/// Pointer offsets (bytes) that keep E-byte elements on their natural alignment: powers of two
+/// on multiples of themselves, other sizes anywhere.
+std::size_t offset_step(int e) {
+  return power_of_two(e) ? static_cast<std::size_t>(e) : 1;
 }
 
 TEST(GpuCopyFullHeight, SmallSanitizerShapes) {
@@ -507,99 +533,7 @@ TEST(GpuCopyFullHeight, SmallSanitizerShapes) {
   for (int e : {1, 2})
     check_unaligned(full_height({300, 301, e, 0, 0, 2, 0, 0, static_cast<std::size_t>(e), 0}),
                     1750 + e);
-}
-
-TEST(GpuCopyFullHeight, EveryRowCount) {
-  XPOSE_REQUIRE_GPU();
-  for (int e : full_tile_sizes)
-    for (std::int64_t rows = 16 / e; rows <= full_height_most_rows(); rows += rows < 200 ? 1 : 7)
-      for (std::int64_t cols : {std::int64_t{1}, std::int64_t{64 / e + 1}, std::int64_t{1031}}) {
-        check_unaligned(full_height({rows, cols, e}), rows * 10 + cols + e);
-        check_unaligned(full_height({rows, cols, e, 0, rows + 1}), rows * 20 + cols + e);
-      }
-}
-
-TEST(GpuCopyFullHeight, ColumnsAroundEachTileWidth) {
-  XPOSE_REQUIRE_GPU();
-  for (int e : full_tile_sizes)
-    for (std::int64_t rows : {64, 96, 97, 192, 193, 384, 385}) {
-      const std::int64_t width = xpose::detail::cuda::full_height_tile_width(rows, e) / e;
-      for (std::int64_t cols : {width - 1, width, width + 1, 2 * width - 1, 3 * width + 5}) {
-        check_unaligned(full_height({rows, cols, e}), rows * 30 + cols + e);
-        check_unaligned(full_height({rows, cols, e, cols + 3, rows + 2}), rows * 40 + cols + e);
-      }
-    }
-}
-
-TEST(GpuCopyFullHeight, MisalignedPointersPaddedRowsAndBatches) {
-  XPOSE_REQUIRE_GPU();
-  for (int e : full_tile_sizes)
-    for (std::size_t offset = 0; offset < 16; offset += static_cast<std::size_t>(e))
-      for (const std::int64_t rows : {37, 130, 300}) {
-        const std::size_t other = 16 - static_cast<std::size_t>(e) - offset;
-        check_unaligned(full_height({rows, 3001, e, 3007, rows + 3, 1, 0, 0, offset, other}),
-                        5100 + offset + e);
-        check_unaligned(
-            full_height({rows, 2999, e, 0, 0, 3, rows * 2999 + 7, 2999 * rows + 5, offset, other}),
-            5200 + offset + e);
-        check_unaligned(full_height({rows, 2999, e, 0, 0, 2, 0, 0, offset, other}),
-                        5300 + offset + e);
-      }
-}
-
-TEST(GpuCopyFullHeight, MoreMatricesThanTheGrid) {
-  XPOSE_REQUIRE_GPU();
-  for (int e : full_tile_sizes)
-    check_unaligned(full_height({16 / e + 1, 3, e, 0, 0, 65535 + 9}), 5400 + e);
-}
-
-TEST(GpuCopyFullHeight, RowsPastItsReachAreAnError) {
-  XPOSE_REQUIRE_GPU();
-  xpose::detail::cuda::copy_args a;
-  a.rows = full_height_most_rows() + 1;
-  a.cols = 10;
-  a.lda = a.cols;
-  a.ldb = a.rows;
-  EXPECT_THROW(xpose::detail::cuda::launch_copy_full_height(a, 1, nullptr), xpose::error);
-  a.rows = 15;  // less than one 16-byte chunk of 1-byte elements
-  a.ldb = a.rows;
-  EXPECT_THROW(xpose::detail::cuda::launch_copy_full_height(a, 1, nullptr), xpose::error);
-}
-
-TEST(GpuCopyFullHeight, RandomShapes) {
-  XPOSE_REQUIRE_GPU();
-  std::mt19937_64 rng(7117);
-  for (int i = 0; i < 60; ++i) {
-    const int e = full_tile_sizes[i % 4];
-    const std::int64_t least = 16 / e;
-    const std::int64_t rows =
-        least + static_cast<std::int64_t>(rng() % (full_height_most_rows() - least + 1));
-    const std::int64_t cols = 1 + static_cast<std::int64_t>(rng() % 20000);
-    unaligned_case c{rows, cols, e};
-    if (i % 3 == 0) c.ldb = rows + static_cast<std::int64_t>(rng() % 5);
-    if (i % 5 == 0) c.lda = cols + static_cast<std::int64_t>(rng() % 5);
-    c.src_offset = static_cast<std::size_t>(e) * (rng() % (16 / e));
-    c.dst_offset = static_cast<std::size_t>(e) * (rng() % (16 / e));
-    check_unaligned(full_height(c), rng());
-  }
-}
-
-// copy_full_height for 3- to 15-byte elements that are not powers of two: row counts from 16
-// bytes a destination row, every one to 70 and every 29th to its 64-byte-wide tile's budget,
-// column counts
-// around each tile width (with row counts whose tiles load in two steps of 288 threads), dense and
-// padded rows, pointers misaligned by any byte, batches (past the grid's 65535), and row counts
-// past its reach (a clear error).
-/// The most rows copy_full_height takes for E-byte elements (its 64-byte-wide tile within the
-/// budget).
-std::int64_t full_height_any_size_most_rows(int e) {
-  std::int64_t rows = 1;
-  while (xpose::detail::cuda::full_height_any_size_tile_width(rows + 1, e) != 0) ++rows;
-  return rows;
-}
-
-TEST(GpuCopyFullHeightAnySize, SmallSanitizerShapes) {
-  XPOSE_REQUIRE_GPU();
+  // 3- to 15-byte elements (65 and 130 rows: two load steps of 288 threads).
   for (int e : any_size_element_sizes) {
     const std::size_t ue = static_cast<std::size_t>(e);
     check_unaligned(full_height({67, 301, e}), 1800 + e);
@@ -609,22 +543,29 @@ TEST(GpuCopyFullHeightAnySize, SmallSanitizerShapes) {
   }
 }
 
-TEST(GpuCopyFullHeightAnySize, EveryRowCount) {
+// Powers of two: every row count to 200, then every 7th; the other sizes (eleven of them, each
+// check larger): every row count to 70, then every 29th.
+TEST(GpuCopyFullHeight, EveryRowCount) {
   XPOSE_REQUIRE_GPU();
-  for (int e : any_size_element_sizes)
-    for (std::int64_t rows = (16 + e - 1) / e; rows <= full_height_any_size_most_rows(e);
-         rows += rows < 70 ? 1 : 29)
-      for (std::int64_t cols : {std::int64_t{1}, std::int64_t{512 / e + 1}, std::int64_t{301}}) {
+  for (int e : full_height_sizes) {
+    const bool dense_steps = power_of_two(e);
+    for (std::int64_t rows = full_height_least_rows(e); rows <= full_height_most_rows(e);
+         rows += rows < (dense_steps ? 200 : 70) ? 1
+                 : dense_steps                   ? 7
+                                                 : 29)
+      for (std::int64_t cols : {std::int64_t{1}, std::int64_t{(dense_steps ? 64 : 512) / e + 1},
+                                std::int64_t{dense_steps ? 1031 : 301}}) {
         check_unaligned(full_height({rows, cols, e}), rows * 10 + cols + e);
         check_unaligned(full_height({rows, cols, e, 0, rows + 1}), rows * 20 + cols + e);
       }
+  }
 }
 
-TEST(GpuCopyFullHeightAnySize, ColumnsAroundEachTileWidth) {
+TEST(GpuCopyFullHeight, ColumnsAroundEachTileWidth) {
   XPOSE_REQUIRE_GPU();
-  for (int e : any_size_element_sizes)
-    for (std::int64_t rows : {48, 65, 97, 139, 192, 193, 260, 320, 385, 520}) {
-      const std::int64_t width = xpose::detail::cuda::full_height_any_size_tile_width(rows, e) / e;
+  for (int e : full_height_sizes)
+    for (std::int64_t rows : {48, 64, 65, 96, 97, 139, 192, 193, 260, 320, 384, 385, 520}) {
+      const std::int64_t width = full_height_width(rows, e) / e;
       for (std::int64_t cols : {width - 1, width, width + 1, 2 * width - 1, 3 * width + 5}) {
         check_unaligned(full_height({rows, cols, e}), rows * 30 + cols + e);
         check_unaligned(full_height({rows, cols, e, cols + 3, rows + 2}), rows * 40 + cols + e);
@@ -632,56 +573,67 @@ TEST(GpuCopyFullHeightAnySize, ColumnsAroundEachTileWidth) {
     }
 }
 
-TEST(GpuCopyFullHeightAnySize, MisalignedPointersPaddedRowsAndBatches) {
+TEST(GpuCopyFullHeight, MisalignedPointersPaddedRowsAndBatches) {
   XPOSE_REQUIRE_GPU();
-  for (int e : {3, 7, 12, 15})
-    for (std::size_t offset = 0; offset < 16; offset += 3)
-      for (const std::int64_t rows : {50, 130, 300}) {
-        const std::size_t other = 15 - offset;
+  for (int e : {1, 2, 4, 8, 3, 7, 12, 15}) {
+    const std::size_t step = power_of_two(e) ? static_cast<std::size_t>(e) : 3;
+    for (std::size_t offset = 0; offset < 16; offset += step)
+      for (const std::int64_t rows : {37, 50, 130, 300}) {
+        const std::size_t other = 16 - offset_step(e) - offset;
         check_unaligned(full_height({rows, 3001, e, 3007, rows + 3, 1, 0, 0, offset, other}),
-                        5500 + offset + e);
+                        5100 + offset + e);
         check_unaligned(
             full_height({rows, 2999, e, 0, 0, 3, rows * 2999 + 7, 2999 * rows + 5, offset, other}),
-            5600 + offset + e);
+            5200 + offset + e);
         check_unaligned(full_height({rows, 2999, e, 0, 0, 2, 0, 0, offset, other}),
-                        5700 + offset + e);
+                        5300 + offset + e);
       }
+  }
 }
 
-TEST(GpuCopyFullHeightAnySize, MoreMatricesThanTheGrid) {
+TEST(GpuCopyFullHeight, MoreMatricesThanTheGrid) {
   XPOSE_REQUIRE_GPU();
-  for (int e : {3, 13}) check_unaligned(full_height({7, 3, e, 0, 0, 65535 + 9}), 5800 + e);
+  for (int e : {1, 2, 4, 8, 3, 13})
+    check_unaligned(full_height({full_height_least_rows(e) + 1, 3, e, 0, 0, 65535 + 9}), 5400 + e);
 }
 
-TEST(GpuCopyFullHeightAnySize, RowsPastItsReachAreAnError) {
+TEST(GpuCopyFullHeight, RowsPastItsReachAreAnError) {
   XPOSE_REQUIRE_GPU();
+  using xpose::detail::cuda::launch_copy_full_height;
+  using xpose::detail::cuda::launch_copy_full_height_any_size;
   xpose::detail::cuda::copy_args a;
-  a.rows = full_height_any_size_most_rows(3) + 1;
   a.cols = 10;
   a.lda = a.cols;
-  a.ldb = a.rows;
-  EXPECT_THROW(xpose::detail::cuda::launch_copy_full_height_any_size(a, 3, nullptr), xpose::error);
-  a.rows = 5;  // less than one 16-byte chunk of 3-byte elements
-  a.ldb = a.rows;
-  EXPECT_THROW(xpose::detail::cuda::launch_copy_full_height_any_size(a, 3, nullptr), xpose::error);
-  a.rows = 100;  // a size copy_any_size does not take
-  a.ldb = a.rows;
-  EXPECT_THROW(xpose::detail::cuda::launch_copy_full_height_any_size(a, 8, nullptr), xpose::error);
+  for (int e : {1, 3}) {
+    const auto launch = [&] {
+      if (e == 1)
+        launch_copy_full_height(a, e, nullptr);
+      else
+        launch_copy_full_height_any_size(a, static_cast<std::size_t>(e), nullptr);
+    };
+    a.rows = a.ldb = full_height_most_rows(e) + 1;
+    EXPECT_THROW(launch(), xpose::error);
+    a.rows = a.ldb = full_height_least_rows(e) - 1;  // less than one 16-byte chunk a row
+    EXPECT_THROW(launch(), xpose::error);
+  }
+  a.rows = a.ldb = 100;  // sizes the launchers do not take
+  EXPECT_THROW(launch_copy_full_height(a, 16, nullptr), xpose::error);
+  EXPECT_THROW(launch_copy_full_height_any_size(a, 8, nullptr), xpose::error);
 }
 
-TEST(GpuCopyFullHeightAnySize, RandomShapes) {
+TEST(GpuCopyFullHeight, RandomShapes) {
   XPOSE_REQUIRE_GPU();
-  std::mt19937_64 rng(7119);
-  for (int i = 0; i < 60; ++i) {
-    const int e = any_size_element_sizes[i % std::size(any_size_element_sizes)];
-    const std::int64_t least = (16 + e - 1) / e, most = full_height_any_size_most_rows(e);
+  std::mt19937_64 rng(7117);
+  for (int i = 0; i < 180; ++i) {
+    const int e = full_height_sizes[i % std::size(full_height_sizes)];
+    const std::int64_t least = full_height_least_rows(e), most = full_height_most_rows(e);
     const std::int64_t rows = least + static_cast<std::int64_t>(rng() % (most - least + 1));
     const std::int64_t cols = 1 + static_cast<std::int64_t>(rng() % 20000);
     unaligned_case c{rows, cols, e};
     if (i % 3 == 0) c.ldb = rows + static_cast<std::int64_t>(rng() % 5);
     if (i % 5 == 0) c.lda = cols + static_cast<std::int64_t>(rng() % 5);
-    c.src_offset = rng() % 16;
-    c.dst_offset = rng() % 16;
+    c.src_offset = offset_step(e) * (rng() % (16 / offset_step(e)));
+    c.dst_offset = offset_step(e) * (rng() % (16 / offset_step(e)));
     check_unaligned(full_height(c), rng());
   }
 }
