@@ -232,9 +232,10 @@ struct any_size_tile {
         const uint4 v = read_16_bytes_at(tile, from + q * 16);
         if (INSIDE || at + 16 <= bytes_left) {
           __stcg(reinterpret_cast<uint4*>(column + at), v);
-        } else if (at < bytes_left) {  // cut by the matrix's last row
-          const auto* parts = reinterpret_cast<const unsigned char*>(&v);
-          for (int b = 0; b < 16 && at + b < bytes_left; ++b) column[at + b] = parts[b];
+        } else if (at < bytes_left) {                          // cut by the matrix's last row
+          for (int b = 0; b < 16 && at + b < bytes_left; ++b)  // selects keep v in registers
+            column[at + b] = static_cast<unsigned char>(
+                (b < 8 ? (b < 4 ? v.x : v.y) : (b < 12 ? v.z : v.w)) >> (8 * (b % 4)));
         }
       }
     }

@@ -58,10 +58,16 @@ using element_t = typename element_of_size<E>::type;
 __device__ __forceinline__ uint4 load_chunk_before(const uint4* chunk, const unsigned char* end) {
   const auto* bytes = reinterpret_cast<const unsigned char*>(chunk);
   if (bytes + 16 <= end) return __ldcg(chunk);
-  unsigned words[4] = {0, 0, 0, 0};
-  for (int i = 0; i < 16 && bytes + i < end; ++i)
-    words[i / 4] |= unsigned(__ldcg(bytes + i)) << (8 * (i % 4));
-  return make_uint4(words[0], words[1], words[2], words[3]);
+  // Words picked by selects, not an array indexed by i: that would live in local memory.
+  uint4 v = make_uint4(0, 0, 0, 0);
+  for (int i = 0; i < 16 && bytes + i < end; ++i) {
+    const unsigned byte = unsigned(__ldcg(bytes + i)) << (8 * (i % 4));
+    v.x |= i / 4 == 0 ? byte : 0u;
+    v.y |= i / 4 == 1 ? byte : 0u;
+    v.z |= i / 4 == 2 ? byte : 0u;
+    v.w |= i / 4 == 3 ? byte : 0u;
+  }
+  return v;
 }
 
 /// One word (max(E, 4) bytes) from each of the 16 / E consecutive tile rows, all at the same
