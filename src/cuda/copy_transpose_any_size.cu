@@ -25,10 +25,34 @@ bool super_elements_aligned(const copy_args& a, std::size_t elem_bytes, int word
          rows_aligned(a.dst, a.ldb, a.dst_stride, a.batch, e, 32);
 }
 
+// On the H100 (2026-11-24, fourteenth session, 12-byte elements on such rows, 128 MiB, after
+// copy_any_size lost its local memory), the super-element kernel stayed ahead only on tall
+// shapes of at most 128 columns: 32-128 columns 0.93-0.97 x copy against copy_any_size's
+// 0.90-0.95, 200-640 columns 0.93-0.97 against 0.94-0.99, wide and square shapes 0.87-0.95
+// against 0.94-1.00 (8192 x 8192 0.92 against 0.94, 64 x 1000000 0.93 against 0.96).
+bool super_elements_chosen(const copy_args& a, std::size_t elem_bytes, int word_bytes) {
+  return a.rows > a.cols && a.cols <= super_elements_most_cols &&
+         super_elements_aligned(a, elem_bytes, word_bytes);
+}
+
+// The same runs, short, wide shapes of odd widths against copy_full_height: copy_any_size ahead
+// where its tiles load no halo and are full, (3-byte 320 rows 0.98 against 0.96, 7-byte 96 rows
+// 0.95 against 0.90, 12-byte 200 rows 0.99 against 0.94, 15-byte 96 rows 0.98 against 0.95),
+// behind with one tile row (3-, 5-, 6-byte 64 rows 0.91-0.94 against 0.96-0.97) or a halo
+// (3-byte 250 rows 0.72 against 0.92, 7-byte 250 rows 0.92 against 0.95; up to 0.03 ahead on
+// 9-15 bytes) or tiles 3/4 full (12-byte 48 rows 0.90 against 0.96).
+bool any_size_tiles_full(const copy_args& a, std::size_t elem_bytes) {
+  const int e = static_cast<int>(elem_bytes);
+  const std::int64_t tile_rows = any_size_tile_rows(e);
+  const std::int64_t tiled = (a.rows + tile_rows - 1) / tile_rows * tile_rows;
+  return a.rows >= 2 * tile_rows && 8 * a.rows >= 7 * tiled &&
+         rows_aligned(a.dst, a.ldb, a.dst_stride, a.batch, e, 32);
+}
+
 bool copy_any_size_chosen(const copy_args& a, std::size_t elem_bytes, int word_bytes) {
   if (!copy_any_size_takes(elem_bytes)) return false;
   if (a.rows < any_size_tile_rows(static_cast<int>(elem_bytes))) return false;
-  return !super_elements_aligned(a, elem_bytes, word_bytes);
+  return !super_elements_chosen(a, elem_bytes, word_bytes);
 }
 
 void launch_copy_any_size(const copy_args& a, std::size_t elem_bytes, cudaStream_t stream) {

@@ -44,10 +44,16 @@ int full_height_any_size_tile_width(std::int64_t rows, std::size_t elem_bytes) {
   return 0;
 }
 
+// 12-byte elements on the super-element kernel's aligned chunks from 32 rows: on the H100
+// (2026-11-24, fourteenth session, 128 MiB) 32-44 rows ran at 0.89-0.98 x copy here against
+// 0.89-0.90 on skinny_any_size, 0.73-0.97 on copy_any_size and 0.60-0.95 on the super-element
+// kernel.
 bool full_height_any_size_chosen(const copy_args& a, std::size_t elem_bytes, int word_bytes) {
-  return copy_any_size_takes(elem_bytes) && a.rows <= a.cols &&
-         a.rows >= full_height_any_size_least_rows && a.rows <= full_height_any_size_most_rows &&
-         !super_elements_aligned(a, elem_bytes, word_bytes);
+  const std::int64_t least_rows = super_elements_aligned(a, elem_bytes, word_bytes)
+                                      ? full_height_any_size_least_aligned_rows
+                                      : full_height_any_size_least_rows;
+  return copy_any_size_takes(elem_bytes) && a.rows <= a.cols && a.rows >= least_rows &&
+         a.rows <= full_height_any_size_most_rows && !any_size_tiles_full(a, elem_bytes);
 }
 
 void launch_copy_full_height_any_size(const copy_args& a, std::size_t elem_bytes,

@@ -117,8 +117,16 @@ void launch_copy_seed_variant(const copy_args& a, int word_bytes, route variant,
 /// elements of `elem_bytes`. Any shape.
 bool copy_any_size_takes(std::size_t elem_bytes);
 /// Whether the out-of-place dispatch runs copy_any_size for `a` (elements of `elem_bytes`, words
-/// of `word_bytes`) rather than the super-element kernel.
+/// of `word_bytes`): shapes of at least its tile's rows that the kernels below do not take, but
+/// where super_elements_chosen.
 bool copy_any_size_chosen(const copy_args& a, std::size_t elem_bytes, int word_bytes);
+/// Whether copy_any_size's tiles on `a` load no halo (destination rows on 32 bytes), make two
+/// tile rows or more, and are at least 7/8 full: there it is ahead of copy_full_height.
+bool any_size_tiles_full(const copy_args& a, std::size_t elem_bytes);
+/// Whether the super-element kernel's aligned chunks (super_elements_aligned) run a shape
+/// copy_any_size would otherwise take: tall ones of at most super_elements_most_cols columns.
+constexpr std::int64_t super_elements_most_cols = 128;
+bool super_elements_chosen(const copy_args& a, std::size_t elem_bytes, int word_bytes);
 void launch_copy_any_size(const copy_args& a, std::size_t elem_bytes, cudaStream_t stream);
 /// copy_full_height for elements copy_any_size_takes: short, wide matrices whose tile covers every
 /// row, a in elements of `elem_bytes`; rows of 16 bytes or more that
@@ -126,10 +134,11 @@ void launch_copy_any_size(const copy_args& a, std::size_t elem_bytes, cudaStream
 /// the others: the tile takes the widest of 512, 256, 128 and 64 bytes of each
 /// source row that keeps it within 40 KiB of shared memory for 3- and 5-byte elements, 48 KiB for
 /// the others). full_height_any_size_chosen: the out-of-place dispatch runs it (elements of
-/// `word_bytes` words) for wide shapes of full_height_any_size_least_rows to
-/// full_height_any_size_most_rows rows where the super-element kernel's aligned chunks do not
-/// apply (super_elements_aligned).
+/// `word_bytes` words) for wide shapes of full_height_any_size_least_rows (of
+/// full_height_any_size_least_aligned_rows where super_elements_aligned) to
+/// full_height_any_size_most_rows rows but where any_size_tiles_full.
 constexpr std::int64_t full_height_any_size_least_rows = 48;
+constexpr std::int64_t full_height_any_size_least_aligned_rows = 32;
 constexpr std::int64_t full_height_any_size_most_rows = 320;
 int full_height_any_size_tile_width(std::int64_t rows, std::size_t elem_bytes);
 bool full_height_any_size_chosen(const copy_args& a, std::size_t elem_bytes, int word_bytes);
@@ -195,8 +204,9 @@ void with_any_size(std::size_t elem_bytes, const char* kernel, F&& f) {
 /// size; tests and sweeps pass others) that the blocks resident on the device loop over; a is in
 /// elements of `elem_bytes`.
 /// skinny_any_size_chosen: the out-of-place dispatch runs it (elements of `word_bytes` words),
-/// where full_height_any_size_chosen does not take the shape, for wide shapes of at most
-/// skinny_any_size_max_side rows and tall ones of at most as many columns and
+/// where full_height_any_size_chosen does not take the shape, for wide shapes of fewer than
+/// full_height_any_size_least_rows rows and tall ones of at most
+/// skinny_any_size_max_side columns and
 /// skinny_any_size_tall_row_bytes bytes a row, unless the super-element kernel's aligned chunks
 /// apply (super_elements_aligned) and the short side has 32 elements or more. The launcher also
 /// takes wide shapes of up to skinny_any_size_wide_max_rows rows (3-byte elements in rows of

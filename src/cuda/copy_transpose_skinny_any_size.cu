@@ -18,14 +18,15 @@ namespace xpose::detail::cuda {
 // Wide shapes of more rows took the wide slabs where copy_any_size's tiles were less than 4/5
 // full (tenth session: 0.73-0.88 x copy against 0.25-0.75). copy_full_height takes wide shapes of
 // 48 to 320 rows now where the super-element kernel's aligned chunks do not apply (thirteenth
-// session: 0.89-0.97; docs/performance.md), ahead of this rule, which keeps at most 64 rows.
-// Measured on 128 MiB matrices; the rule takes any shape with no more rows than columns, small
-// and square ones too.
+// session: 0.89-0.97; docs/performance.md), and copy_any_size those where its tiles are full
+// (any_size_tiles_full), so this rule keeps fewer than 48 rows. Measured on 128 MiB matrices;
+// the rule takes any shape with no more rows than columns, small and square ones too.
 bool skinny_any_size_chosen(const copy_args& a, std::size_t elem_bytes, int word_bytes) {
   if (!copy_any_size_takes(elem_bytes)) return false;
   const bool wide = a.rows <= a.cols;
   const std::int64_t short_side = wide ? a.rows : a.cols;
-  if (short_side > skinny_any_size_max_side ||
+  if ((wide && short_side >= full_height_any_size_least_rows) ||
+      short_side > skinny_any_size_max_side ||
       (!wide &&
        short_side * static_cast<std::int64_t>(elem_bytes) > skinny_any_size_tall_row_bytes))
     return false;

@@ -113,7 +113,22 @@ std::string kernel_text(const stage& s) {
       return "";
     };
     const std::string at_best_kernel = any_size_kernel(at_best, w);
-    if (!at_best_kernel.empty()) return at_best_kernel;
+    if (!at_best_kernel.empty()) {
+      // The rows' alignment at execute: 12-byte shapes of 32 to 47 rows on the super-element
+      // kernel's aligned chunks go to copy_full_height, full tiles to copy_any_size.
+      copy_args off_source = at_best, off_destination = at_best;
+      off_source.src = reinterpret_cast<const void*>(std::uintptr_t{1});
+      off_destination.dst = reinterpret_cast<void*>(std::uintptr_t{1});
+      const std::string source_off = any_size_kernel(off_source, 1);
+      const std::string destination_off = any_size_kernel(off_destination, 1);
+      if (source_off == at_best_kernel && destination_off == at_best_kernel) return at_best_kernel;
+      return at_best_kernel + " when " +
+             (source_off == at_best_kernel
+                  ? "the destination rows start on 32 bytes"
+                  : "the source rows start on 16 bytes and the destination rows on 32") +
+             " at execute, else " +
+             (destination_off == at_best_kernel ? source_off : destination_off);
+    }
     if (super_elements_aligned(at_best, s.super_bytes, w)) {
       copy_args unaligned = at_best;  // pointers off their words: single-byte words
       unaligned.src = reinterpret_cast<const void*>(std::uintptr_t{1});

@@ -237,7 +237,7 @@ TEST(Plans, DescribeNamesTheGpuKernel) {
                                 {120, 3},
                                 {100, 11},
                                 {300, 7},
-                                {320, 15}}) {
+                                {319, 15}}) {
     const std::string line = kernel_line(xpose::plan_copy(dense(rows, 100000, e), 0, 0, gpu));
     EXPECT_NE(line.find("copy_full_height, short rows that tiles would cut: one tile covers every "
                         "row, each " +
@@ -248,12 +248,25 @@ TEST(Plans, DescribeNamesTheGpuKernel) {
   // Past 320 rows, copy_any_size again.
   EXPECT_NE(kernel_line(xpose::plan_copy(dense(321, 100000, 3), 0, 0, gpu)).find("copy_any_size"),
             std::string::npos);
-  // 12-byte rows on 16 / 32 bytes: the super-element kernel's aligned chunks at execute.
+  // Tall 12-byte shapes of at most 128 columns in rows on 16 / 32 bytes: the super-element
+  // kernel's aligned chunks at execute; squares copy_any_size.
   const std::string aligned_twelve =
-      kernel_line(xpose::plan_copy(dense(8192, 8192, 12), 0, 0, gpu));
+      kernel_line(xpose::plan_copy(dense(100000, 64, 12), 0, 0, gpu));
   EXPECT_NE(aligned_twelve.find("3 words of 4 bytes in aligned 16-byte chunks"), std::string::npos)
       << aligned_twelve;
   EXPECT_NE(aligned_twelve.find("else copy_any_size"), std::string::npos) << aligned_twelve;
+  const std::string square_twelve = kernel_line(xpose::plan_copy(dense(8192, 8192, 12), 0, 0, gpu));
+  EXPECT_NE(square_twelve.find("kernel: copy_any_size, each 12-byte element"), std::string::npos)
+      << square_twelve;
+  // copy_any_size's tiles full on short, wide shapes whose destination rows start on 32 bytes
+  // (320 rows of 15 bytes), copy_full_height where they do not.
+  const std::string full_tiles = kernel_line(xpose::plan_copy(dense(320, 100000, 15), 0, 0, gpu));
+  EXPECT_NE(full_tiles.find("kernel: copy_any_size, each 15-byte element"), std::string::npos)
+      << full_tiles;
+  EXPECT_NE(full_tiles.find("when the destination rows start on 32 bytes at execute, else "
+                            "copy_full_height"),
+            std::string::npos)
+      << full_tiles;
   // Fewer than 48 rows (short, wide), or at most 64 columns in rows of at most 384 bytes:
   // skinny_any_size; wider rows but fewer rows than copy_any_size's tile: the super-element
   // kernel.
@@ -271,11 +284,18 @@ TEST(Plans, DescribeNamesTheGpuKernel) {
   EXPECT_NE(kernel_line(xpose::plan_copy(dense(100000, 64, 7), 0, 0, gpu)).find("copy_any_size"),
             std::string::npos);
   const std::string wide_aligned = kernel_line(xpose::plan_copy(dense(32, 100000, 12), 0, 0, gpu));
-  EXPECT_NE(wide_aligned.find("aligned 16-byte chunks"), std::string::npos) << wide_aligned;
-  EXPECT_NE(wide_aligned.find("else skinny_any_size"), std::string::npos) << wide_aligned;
+  EXPECT_NE(wide_aligned.find("kernel: copy_full_height"), std::string::npos) << wide_aligned;
+  EXPECT_NE(wide_aligned.find("when the source rows start on 16 bytes and the destination rows "
+                              "on 32 at execute, else skinny_any_size"),
+            std::string::npos)
+      << wide_aligned;
   const std::string wider_aligned = kernel_line(xpose::plan_copy(dense(64, 100000, 12), 0, 0, gpu));
-  EXPECT_NE(wider_aligned.find("aligned 16-byte chunks"), std::string::npos) << wider_aligned;
-  EXPECT_NE(wider_aligned.find("else copy_full_height"), std::string::npos) << wider_aligned;
+  EXPECT_NE(wider_aligned.find("kernel: copy_any_size, each 12-byte element"), std::string::npos)
+      << wider_aligned;
+  EXPECT_NE(wider_aligned.find("when the destination rows start on 32 bytes at execute, else "
+                               "copy_full_height"),
+            std::string::npos)
+      << wider_aligned;
   const std::string small_fifteen = kernel_line(xpose::plan_copy(dense(31, 30, 15), 0, 0, gpu));
   EXPECT_NE(small_fifteen.find("15 words of 1 byte"), std::string::npos) << small_fifteen;
   // In place, a 12-byte element is three 4-byte words.

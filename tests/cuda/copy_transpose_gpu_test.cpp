@@ -391,29 +391,57 @@ TEST(GpuCopyTranspose, SuperElementsOn16ByteRowsSmallSanitizerShapes) {
   }
 }
 
-// copy_full_height takes wide shapes of 48 to 320 rows unless the super-element kernel's aligned
-// chunks apply; skinny_any_size the other wide shapes of at most 64 rows and tall ones of at
-// most 64 columns in rows of at most 384 bytes; copy_any_size other shapes with at least its
-// tile's rows (64 for 3-6 bytes, 32 above): both sides of each boundary, with and without padded
-// rows.
+// copy_full_height takes wide shapes of 48 (12-byte rows on the super-element kernel's aligned
+// chunks: 32) to 320 rows but where copy_any_size's tiles are full
+// (destination rows on sectors, two tile rows or more, 7/8 full); skinny_any_size wide shapes
+// of fewer than 48 rows and tall ones of at most 64 columns in rows of at most 384
+// bytes, not where the super-element kernel's aligned chunks apply and the short side has 32
+// elements or more; copy_any_size other shapes with at least its tile's rows (64 for 3-6
+// bytes, 32 above) but tall ones of at most 128 columns on those aligned chunks: both sides of
+// each boundary, with and without padded rows.
 TEST(GpuCopyTranspose, AnySizeDispatchBoundaries) {
   XPOSE_REQUIRE_GPU();
+  using detail::cuda::copy_any_size_chosen;
   using detail::cuda::full_height_any_size_chosen;
   using detail::cuda::skinny_any_size_chosen;
   EXPECT_FALSE(full_height_any_size_chosen(dense_args(47, 5001), 3, 1));
   EXPECT_TRUE(full_height_any_size_chosen(dense_args(48, 5001), 3, 1));
-  EXPECT_TRUE(full_height_any_size_chosen(dense_args(320, 5001), 15, 1));
+  EXPECT_TRUE(full_height_any_size_chosen(dense_args(319, 5001), 15, 1));
   EXPECT_FALSE(full_height_any_size_chosen(dense_args(321, 5001), 15, 1));
   EXPECT_TRUE(full_height_any_size_chosen(dense_args(100, 100), 7, 1));    // as wide as tall
   EXPECT_FALSE(full_height_any_size_chosen(dense_args(101, 100), 7, 1));   // taller
   EXPECT_FALSE(full_height_any_size_chosen(dense_args(5001, 100), 7, 1));  // tall
-  EXPECT_FALSE(full_height_any_size_chosen(dense_args(64, 5000), 12, 4));  // aligned chunks
-  EXPECT_TRUE(full_height_any_size_chosen(dense_args(64, 5001), 12, 4));
+  // copy_any_size's tiles full: 320 rows of 15 bytes, 64 and 200 of 12 (dense destination
+  // rows of 4800, 768 and 2400 bytes), not one tile row (64 of 3 bytes), 3/4 full (48 of 12),
+  // with a halo (250 of 3) or on a padded destination row (ldb 321).
+  EXPECT_FALSE(full_height_any_size_chosen(dense_args(320, 5001), 15, 1));
+  EXPECT_FALSE(full_height_any_size_chosen(dense_args(64, 5000), 12, 4));
+  EXPECT_FALSE(full_height_any_size_chosen(dense_args(200, 5001), 12, 4));
+  EXPECT_TRUE(full_height_any_size_chosen(dense_args(64, 5001), 3, 1));
+  EXPECT_TRUE(full_height_any_size_chosen(dense_args(48, 5000), 12, 4));
+  // 12-byte rows on aligned chunks from 32 rows, others from 48.
+  EXPECT_TRUE(full_height_any_size_chosen(dense_args(32, 5000), 12, 4));
+  EXPECT_FALSE(full_height_any_size_chosen(dense_args(31, 5000), 12, 4));
+  EXPECT_FALSE(full_height_any_size_chosen(dense_args(32, 5000), 12, 1));
+  EXPECT_TRUE(full_height_any_size_chosen(dense_args(250, 5001), 3, 1));
+  auto padded = dense_args(320, 5001);
+  padded.ldb = 321;
+  EXPECT_TRUE(full_height_any_size_chosen(padded, 15, 1));
   EXPECT_TRUE(skinny_any_size_chosen(dense_args(47, 5001), 3, 1));    // below copy_full_height
+  EXPECT_FALSE(skinny_any_size_chosen(dense_args(48, 5001), 3, 1));   // copy_full_height's
+  EXPECT_FALSE(skinny_any_size_chosen(dense_args(64, 5000), 7, 1));   // copy_any_size's full tiles
   EXPECT_FALSE(skinny_any_size_chosen(dense_args(65, 5001), 3, 1));   // past 64 rows
   EXPECT_FALSE(skinny_any_size_chosen(dense_args(5001, 200), 3, 1));  // tall
+  // Aligned 12-byte chunks: the super-element kernel on tall shapes of at most 128 columns.
+  EXPECT_FALSE(copy_any_size_chosen(dense_args(5000, 64), 12, 4));
+  EXPECT_FALSE(copy_any_size_chosen(dense_args(5000, 128), 12, 4));
+  EXPECT_TRUE(copy_any_size_chosen(dense_args(5000, 132), 12, 4));
+  EXPECT_TRUE(copy_any_size_chosen(dense_args(5000, 64), 12, 1));  // words of 1 byte
+  EXPECT_TRUE(copy_any_size_chosen(dense_args(5001, 64), 12, 4));  // destination rows off
+  EXPECT_TRUE(copy_any_size_chosen(dense_args(64, 5000), 12, 4));  // wide
+  EXPECT_TRUE(copy_any_size_chosen(dense_args(4096, 4096), 12, 4));
   for (std::size_t e : {3, 5, 12, 15})
-    for (std::int64_t rows : {47, 48, 65, 100, 101, 320, 321}) {
+    for (std::int64_t rows : {47, 48, 64, 65, 100, 101, 128, 200, 250, 320, 321}) {
       check_copy({rows, 5001, e}, route::automatic, 91 + e + rows);
       check_copy({rows, 4003, e, 4007, rows + 2, 2}, route::automatic, 92 + e + rows);
     }
@@ -430,6 +458,11 @@ TEST(GpuCopyTranspose, AnySizeDispatchBoundaries) {
     // Padded narrow rows with slabs of the library's full size.
     check_copy({100003, 2, e, 3, 100003}, route::automatic, 75 + e);
   }
+  // Tall 12-byte shapes on aligned chunks either side of super_elements_most_cols, and a wide one
+  // between 32 and 48 rows.
+  for (std::int64_t cols : {64, 128, 132})
+    check_copy({3000, cols, 12}, route::automatic, 76 + cols);
+  check_copy({40, 3000, 12}, route::automatic, 77);
 }
 
 // copy_any_size loads no halo rows when every destination row starts on 32 bytes (row length,
