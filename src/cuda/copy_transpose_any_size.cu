@@ -36,7 +36,7 @@ bool super_elements_chosen(const copy_args& a, std::size_t elem_bytes, int word_
 }
 
 // The same runs, short, wide shapes of odd widths against copy_full_height: copy_any_size ahead
-// where its tiles load no halo and are full, (3-byte 320 rows 0.98 against 0.96, 7-byte 96 rows
+// where its tiles load no halo and are full (3-byte 320 rows 0.98 against 0.96, 7-byte 96 rows
 // 0.95 against 0.90, 12-byte 200 rows 0.99 against 0.94, 15-byte 96 rows 0.98 against 0.95),
 // behind with one tile row (3-, 5-, 6-byte 64 rows 0.91-0.94 against 0.96-0.97) or a halo
 // (3-byte 250 rows 0.72 against 0.92, 7-byte 250 rows 0.92 against 0.95; up to 0.03 ahead on

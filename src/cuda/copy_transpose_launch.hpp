@@ -117,8 +117,9 @@ void launch_copy_seed_variant(const copy_args& a, int word_bytes, route variant,
 /// elements of `elem_bytes`. Any shape.
 bool copy_any_size_takes(std::size_t elem_bytes);
 /// Whether the out-of-place dispatch runs copy_any_size for `a` (elements of `elem_bytes`, words
-/// of `word_bytes`): shapes of at least its tile's rows that the kernels below do not take, but
-/// where super_elements_chosen.
+/// of `word_bytes`): shapes of at least its tile's rows that copy_full_height and
+/// skinny_any_size do not take (the dispatch asks them first), but not where
+/// super_elements_chosen.
 bool copy_any_size_chosen(const copy_args& a, std::size_t elem_bytes, int word_bytes);
 /// Whether copy_any_size's tiles on `a` load no halo (destination rows on 32 bytes), make two
 /// tile rows or more, and are at least 7/8 full: there it is ahead of copy_full_height.

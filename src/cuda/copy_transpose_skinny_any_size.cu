@@ -17,10 +17,10 @@ namespace xpose::detail::cuda {
 // rows (7 bytes x 64: 0.82 against 0.77; 15 bytes x 32: 0.87 against 0.84).
 // Wide shapes of more rows took the wide slabs where copy_any_size's tiles were less than 4/5
 // full (tenth session: 0.73-0.88 x copy against 0.25-0.75). copy_full_height takes wide shapes of
-// 48 to 320 rows now where the super-element kernel's aligned chunks do not apply (thirteenth
-// session: 0.89-0.97; docs/performance.md), and copy_any_size those where its tiles are full
-// (any_size_tiles_full), so this rule keeps fewer than 48 rows. Measured on 128 MiB matrices;
-// the rule takes any shape with no more rows than columns, small and square ones too.
+// 48 to 320 rows now (thirteenth session: 0.89-0.97; docs/performance.md), and copy_any_size
+// those where its tiles are full (any_size_tiles_full), so this rule keeps fewer than 48 rows.
+// Measured on 128 MiB matrices; the rule takes any shape with no more rows than columns, small
+// and square ones too.
 bool skinny_any_size_chosen(const copy_args& a, std::size_t elem_bytes, int word_bytes) {
   if (!copy_any_size_takes(elem_bytes)) return false;
   const bool wide = a.rows <= a.cols;
