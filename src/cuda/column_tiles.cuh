@@ -67,11 +67,9 @@ template <class T>
 void launch_column_tiles(column_tiles_kernel<T> kernel, const copy_args& a, int tile_rows,
                          int tile_cols, int threads, int dynamic_shared, cudaStream_t stream,
                          const char* launch_name) {
-  allow_dynamic_shared(kernel, dynamic_shared, launch_name);
-  kernel<<<tile_grid(a, tile_rows, tile_cols), threads, dynamic_shared, stream>>>(
-      static_cast<const T*>(a.src), static_cast<T*>(a.dst), a.batch, a.rows, a.cols, a.lda, a.ldb,
-      a.src_stride, a.dst_stride);
-  check_launch(launch_name);
+  launch_with_shared(kernel, tile_grid(a, tile_rows, tile_cols), threads, dynamic_shared, stream,
+                     launch_name, static_cast<const T*>(a.src), static_cast<T*>(a.dst), a.batch,
+                     a.rows, a.cols, a.lda, a.ldb, a.src_stride, a.dst_stride);
 }
 
 }  // namespace xpose::detail::cuda

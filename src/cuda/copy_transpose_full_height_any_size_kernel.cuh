@@ -124,11 +124,10 @@ void launch_full_height_any_size_with(const copy_args& a, cudaStream_t stream) {
   const int shared = tile_t::shared_bytes(rows);
   const auto kernel = copy_transpose_full_height_any_size_kernel<E, Policy>;
   constexpr const char* name = "copy_transpose_full_height_any_size_kernel launch";
-  allow_dynamic_shared(kernel, shared, name);
-  kernel<<<full_height_grid(a, tile_t::C), tile_t::threads, shared, stream>>>(
-      static_cast<const unsigned char*>(a.src), static_cast<unsigned char*>(a.dst), a.batch, rows,
-      a.cols, a.lda, a.ldb, a.src_stride, a.dst_stride, 1.0f / static_cast<float>(rows * E));
-  check_launch(name);
+  launch_with_shared(kernel, full_height_grid(a, tile_t::C), tile_t::threads, shared, stream, name,
+                     static_cast<const unsigned char*>(a.src), static_cast<unsigned char*>(a.dst),
+                     a.batch, rows, a.cols, a.lda, a.ldb, a.src_stride, a.dst_stride,
+                     1.0f / static_cast<float>(rows * E));
 }
 
 }  // namespace xpose::detail::cuda

@@ -267,11 +267,10 @@ void launch_full_height_with(const copy_args& a, cudaStream_t stream) {
   const int shared = tile_t::shared_bytes(rows);
   const auto kernel = copy_transpose_full_height_kernel<E, Policy>;
   constexpr const char* name = "copy_transpose_full_height_kernel launch";
-  allow_dynamic_shared(kernel, shared, name);
-  kernel<<<full_height_grid(a, tile_t::C), tile_t::threads, shared, stream>>>(
-      static_cast<const element_t<E>*>(a.src), static_cast<element_t<E>*>(a.dst), a.batch, rows,
-      a.cols, a.lda, a.ldb, a.src_stride, a.dst_stride, 1.0f / static_cast<float>(rows));
-  check_launch(name);
+  launch_with_shared(kernel, full_height_grid(a, tile_t::C), tile_t::threads, shared, stream, name,
+                     static_cast<const element_t<E>*>(a.src), static_cast<element_t<E>*>(a.dst),
+                     a.batch, rows, a.cols, a.lda, a.ldb, a.src_stride, a.dst_stride,
+                     1.0f / static_cast<float>(rows));
 }
 
 }  // namespace xpose::detail::cuda

@@ -143,14 +143,12 @@ void launch_full_width_with(const copy_args& a, int row_blocks, cudaStream_t str
   const int shared = tile_t::shared_bytes(cols, row_blocks);
   const auto kernel = copy_transpose_full_width_kernel<E, THREADS>;
   constexpr const char* name = "copy_transpose_full_width_kernel launch";
-  allow_dynamic_shared(kernel, shared, name);
   const std::int64_t tile_rows = std::int64_t{row_blocks} * tile_t::P;
   const dim3 grid(static_cast<unsigned>((a.rows + tile_rows - 1) / tile_rows),
                   static_cast<unsigned>(a.batch < 65535 ? a.batch : 65535));
-  kernel<<<grid, THREADS, shared, stream>>>(
-      static_cast<const element_t<E>*>(a.src), static_cast<element_t<E>*>(a.dst), a.batch, a.rows,
-      cols, a.lda, a.ldb, a.src_stride, a.dst_stride, row_blocks);
-  check_launch(name);
+  launch_with_shared(kernel, grid, THREADS, shared, stream, name,
+                     static_cast<const element_t<E>*>(a.src), static_cast<element_t<E>*>(a.dst),
+                     a.batch, a.rows, cols, a.lda, a.ldb, a.src_stride, a.dst_stride, row_blocks);
 }
 
 }  // namespace xpose::detail::cuda

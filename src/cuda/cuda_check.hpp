@@ -5,6 +5,7 @@
 
 #include <mutex>
 #include <string>
+#include <utility>
 
 #include "xpose/error.hpp"
 
@@ -42,6 +43,17 @@ void allow_dynamic_shared(Kernel kernel, int bytes, const char* launch_name) {
 /// After a launch: reports a bad configuration without synchronizing the stream.
 inline void check_launch(const char* kernel) {
   check_cuda(cudaGetLastError(), kernel);
+}
+
+/// Launches `kernel` on `grid` with `threads` per block and `shared` bytes of dynamic shared
+/// memory on `stream`: allow_dynamic_shared first, check_launch after (host-side calls, no
+/// synchronization); `name` names the launch in errors.
+template <class... Params, class... Args>
+void launch_with_shared(void (*kernel)(Params...), dim3 grid, int threads, int shared,
+                        cudaStream_t stream, const char* name, Args&&... args) {
+  allow_dynamic_shared(kernel, shared, name);
+  kernel<<<grid, threads, shared, stream>>>(std::forward<Args>(args)...);
+  check_launch(name);
 }
 
 }  // namespace xpose::detail::cuda
