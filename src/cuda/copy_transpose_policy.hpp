@@ -110,7 +110,12 @@ struct square_tile_policy<16> : tile_policy<32, 512, 256, 3> {};
 /// over 14 row blocks, which take two load steps, in three runs); for 1-byte elements 256- and
 /// 512-byte rows were up to 0.03 slower on 8208 x 8176 and 16383 x 16385, as were 10 and 22 row
 /// blocks; loads staged through cp.async ran 0.03-0.09 slower, L2 prefetches of the next wave's
-/// tiles 0.15-0.25 slower, 64-byte destination segments 0.005-0.04 slower.
+/// tiles 0.15-0.25 slower, 64-byte destination segments 0.005-0.04 slower. With the 256-byte L2
+/// prefetch on every load (load_chunk_l1_l2_prefetch; fifteenth session, 2026-11-24) 2-byte
+/// elements took 14 row blocks of 256 bytes, 256 threads, four blocks per SM (a halo of 1/7 of
+/// the tile instead of 1/3): xpose bench, three rounds, 11583 x 11585 0.915-0.922 -> 0.939-0.945,
+/// 10007 x 7001 0.925-0.929 -> 0.951-0.954, 333 x 201001 0.879-0.888 -> 0.926-0.933, 100003 x
+/// 671 0.912-0.917 -> 0.951-0.955.
 template <int B, int W, int THREADS, int MIN_BLOCKS>
 struct unaligned_policy {
   static constexpr int row_blocks = B, tile_bytes = W, threads = THREADS, min_blocks = MIN_BLOCKS;
@@ -120,7 +125,7 @@ struct copy_unaligned_policy;
 template <>
 struct copy_unaligned_policy<1> : unaligned_policy<14, 128, 256, 4> {};
 template <>
-struct copy_unaligned_policy<2> : unaligned_policy<6, 512, 512, 2> {};
+struct copy_unaligned_policy<2> : unaligned_policy<14, 256, 256, 4> {};
 template <>
 struct copy_unaligned_policy<4> : unaligned_policy<14, 512, 512, 2> {};
 template <>

@@ -105,10 +105,10 @@ __device__ __forceinline__ void fetch_chunk(unsigned char* to, const unsigned ch
   if (before_end >= 16) {
 #if __CUDA_ARCH__ >= 800
     const auto shared = static_cast<unsigned>(__cvta_generic_to_shared(to));
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(shared), "l"(chunk)
+    asm volatile("cp.async.cg.shared.global.L2::256B [%0], [%1], 16;\n" ::"r"(shared), "l"(chunk)
                  : "memory");
 #else
-    *reinterpret_cast<uint4*>(to) = __ldcg(reinterpret_cast<const uint4*>(chunk));
+    *reinterpret_cast<uint4*>(to) = load_chunk_l2_prefetch(reinterpret_cast<const uint4*>(chunk));
 #endif
   } else {
     for (int i = 0; i < before_end; ++i) to[i] = __ldcg(chunk + i);

@@ -74,8 +74,11 @@ bool full_height_takes(const copy_args& a, bool aligned) {
 
 /// Whether copy_full_width takes the matrix (tall and narrow): fewer columns than copy_tuned's
 /// tile (for 1-byte elements, fewer than 48 only where the slabs would be shifted ones), or
-/// column tiles less than 2/3 (copy_tuned) or 9/10 (copy_unaligned) full, any for 2-byte
-/// elements (copy_unaligned's 2-byte tiles, 48 rows, ran behind even full).
+/// column tiles less than 2/3 (copy_tuned) or 9/10 (copy_unaligned) full; for 2-byte elements
+/// in copy_unaligned's rows, fewer columns than 3/2 of its tile. (Its 2-byte tiles of 48 rows
+/// ran behind even full; those of 112 rows, fifteenth session, 128 MiB, two rounds against
+/// copy_full_width: 65 columns 0.83 against 0.95, 127 0.94 level, 129 0.84 against 0.94, 201
+/// 0.95 against 0.93-0.94, 255 0.97 against 0.95, 301 0.95 against 0.93-0.94.)
 template <int E>
 bool full_width_takes(const copy_args& a, bool aligned) {
   if (a.rows <= a.cols || a.cols < full_width_least_cols ||
@@ -83,7 +86,7 @@ bool full_width_takes(const copy_args& a, bool aligned) {
     return false;
   if (a.cols < tile_width<E>(true))
     return E != 1 || a.cols >= 48 || choose_skinny_slabs(a, E) == skinny_slabs::shifted;
-  if (E == 2 && !aligned) return true;
+  if (E == 2 && !aligned) return 2 * a.cols < 3 * tile_width<E>(false);
   const std::int64_t tiled_cols = rows_in_whole_tiles(a.cols, tile_width<E>(aligned));
   return aligned ? 3 * a.cols < 2 * tiled_cols : 10 * a.cols < 9 * tiled_cols;
 }

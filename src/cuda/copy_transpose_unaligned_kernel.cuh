@@ -11,7 +11,7 @@
 // segment belong to neighbouring tiles and are discarded); chunk j and chunk j+1 (from the next
 // lane, __shfl_down_sync) are funnel-shifted by the row's misalignment into the segment's
 // logical chunk j (L1-cached loads: the last lane's chunk j+1 often lies in a line already
-// fetched; whole 128-byte lines from DRAM, see load_chunk_whole_line). A lane takes the same
+// fetched; whole 256-byte blocks from DRAM, see load_chunk_l1_l2_prefetch). A lane takes the same
 // chunk of 4 consecutive rows and transposes the 4 x P elements in registers into P pieces of
 // 4 rows of one column (4E bytes each), stored with one shared-memory store per piece (two for
 // 8-byte elements).
@@ -78,20 +78,6 @@ __device__ __forceinline__ uint4 shuffle_down(uint4 v, int width) {
       __shfl_down_sync(0xffffffffu, v.z, 1, width), __shfl_down_sync(0xffffffffu, v.w, 1, width));
 }
 
-/// The 16-byte chunk at `chunk` through L1, the L2 asked to fetch the whole 128-byte line on a
-/// miss (ld.global.ca.L2::128B). A misaligned row segment's covering chunks reach into the lines
-/// of the neighbouring tiles' segments; on the H100 the hint raised copy_unaligned on 1-byte
-/// 16383 x 16385 and 40009 x 7001 by 0.013-0.027 x copy (10007 x 7001 level) and copy_any_size
-/// on 3- and 5-byte elements by 0.005-0.017, and left 2-, 4- and 8-byte elements within +-0.008
-/// (2026-11-24, docs/performance.md).
-__device__ __forceinline__ uint4 load_chunk_whole_line(const uint4* chunk) {
-  uint4 v;
-  asm volatile("ld.global.ca.L2::128B.v4.u32 {%0, %1, %2, %3}, [%4];"
-               : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
-               : "l"(chunk));
-  return v;
-}
-
 /// Chunk j (bytes [16j, 16j + 16)) of G row segments, row i starting at first_row + i * ld (any
 /// alignment), for a lane among CHUNKS_PER_ROW (a divisor of 32) that take chunks 0 ..
 /// CHUNKS_PER_ROW - 1 of the same rows, or with CHUNKS_PER_ROW 0 among `n` (any) that do: the
@@ -99,7 +85,7 @@ __device__ __forceinline__ uint4 load_chunk_whole_line(const uint4* chunk) {
 /// for any n the warp's last lane, also chunk j + 1), takes chunk j + 1 from the next lane and
 /// funnel-shifts the two by the row's misalignment. Every lane of the warp calls it; inactive
 /// lanes read nothing. INSIDE: every covering chunk lies before `src_end`
-/// (load_chunk_whole_line: the last lane's second chunk often hits its line in L1); else only
+/// (load_chunk_l1_l2_prefetch: the last lane's second chunk often hits its line in L1); else only
 /// rows i < rows_valid are read, and only before `src_end`.
 template <int G, int CHUNKS_PER_ROW, bool INSIDE>
 __device__ __forceinline__ void load_row_chunks(const unsigned char* first_row, std::int64_t ld,
@@ -118,8 +104,8 @@ __device__ __forceinline__ void load_row_chunks(const unsigned char* first_row, 
     const uint4* aligned = reinterpret_cast<const uint4*>(row_start - shift[i]);
     raw[i] = next_raw[i] = make_uint4(0, 0, 0, 0);
     if (INSIDE && active) {
-      raw[i] = load_chunk_whole_line(aligned + j);
-      if (own_next && shift[i] != 0) next_raw[i] = load_chunk_whole_line(aligned + j + 1);
+      raw[i] = load_chunk_l1_l2_prefetch(aligned + j);
+      if (own_next && shift[i] != 0) next_raw[i] = load_chunk_l1_l2_prefetch(aligned + j + 1);
     } else if (!INSIDE && active && i < rows_valid) {
       raw[i] = load_chunk_before(aligned + j, src_end);
       if (own_next && shift[i] != 0) next_raw[i] = load_chunk_before(aligned + j + 1, src_end);

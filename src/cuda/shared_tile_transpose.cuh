@@ -11,14 +11,14 @@
 // output vectors, one per tile column held by the word. The swizzle sends the 4 row groups that
 // share a 128-byte bank cycle to 4 different chunk pairs, so these reads are conflict-free too.
 //
-// Global accesses use the 16-byte cache-global intrinsics (__ldcg/__stcg): they stay whole
-// 16-byte instructions (a plain uint4 store was split into four 4-byte ones) and bypass L1,
-// which also keeps in-place use coherent. Assumes: 128 | TILE_BYTES; TILE_ROWS a multiple of the
-// rows one warp's read step covers. Tiles of 16-byte aligned rows, interior or cut by the
-// matrix's edges, take unrolled vector paths. Otherwise rows are shifted to their 16-byte boundary
-// in shared memory (load_shifted) and written back as aligned 16-byte chunks gathered element by
-// element from shared memory (store_transposed_shifted); global element accesses only at row ends.
-// 64-bit index math.
+// Global accesses are 16-byte cache-global loads and stores (load_chunk_l2_prefetch, __stcg):
+// they stay whole 16-byte instructions (a plain uint4 store was split into four 4-byte ones) and
+// bypass L1, which also keeps in-place use coherent. Assumes: 128 | TILE_BYTES; TILE_ROWS a
+// multiple of the rows one warp's read step covers. Tiles of 16-byte aligned rows, interior or cut
+// by the matrix's edges, take unrolled vector paths. Otherwise rows are shifted to their 16-byte
+// boundary in shared memory (load_shifted) and written back as aligned 16-byte chunks gathered
+// element by element from shared memory (store_transposed_shifted); global element accesses only at
+// row ends. 64-bit index math.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -53,11 +53,39 @@ struct element_of_size<16> {
 template <int E>
 using element_t = typename element_of_size<E>::type;
 
+/// Every kernel's 16-byte global loads: the L2 is asked to fetch the whole 256-byte block of a
+/// sector it misses from DRAM (the .L2::256B prefetch size of ld), since the kernels read their
+/// rows' neighbouring bytes soon after (the rest of a tile's row segment, the next tile's). On
+/// the H100 (2026-11-24, fifteenth session, docs/performance.md), against no hint (128 bytes for
+/// load_chunk_l1_l2_prefetch): copy_tuned's tiles 1-byte 16384 x 16384 0.930 -> 0.958 x copy,
+/// 2-byte 8192 x 8192 0.939 -> 0.953; copy_unaligned 1-byte 16383 x 16385 0.919 -> 0.928, 4-byte
+/// 10007 x 7001 0.949 -> 0.961; copy_any_size 3-byte 8192 x 8192 0.910 -> 0.924.
+/// load_chunk_l2_prefetch: cached in the L2 only (ld.global.cg, as __ldcg: also coherent for the
+/// in-place kernels, which write what other blocks read).
+__device__ __forceinline__ uint4 load_chunk_l2_prefetch(const uint4* chunk) {
+  uint4 v;
+  asm volatile("ld.global.cg.L2::256B.v4.u32 {%0, %1, %2, %3}, [%4];"
+               : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+               : "l"(chunk));
+  return v;
+}
+
+/// load_chunk_l1_l2_prefetch: through L1 too (ld.global.ca), for the misaligned row segments of
+/// copy_unaligned and copy_any_size, whose covering chunks reach into lines the neighbouring
+/// lane or tile also reads (out of place only: L1 is not coherent with other blocks' stores).
+__device__ __forceinline__ uint4 load_chunk_l1_l2_prefetch(const uint4* chunk) {
+  uint4 v;
+  asm volatile("ld.global.ca.L2::256B.v4.u32 {%0, %1, %2, %3}, [%4];"
+               : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+               : "l"(chunk));
+  return v;
+}
+
 /// The 16-byte chunk at `chunk` with the bytes at or after `end` read as zero: one vector load
 /// when the chunk ends before `end`, byte loads when it is cut by it, none when it lies past.
 __device__ __forceinline__ uint4 load_chunk_before(const uint4* chunk, const unsigned char* end) {
   const auto* bytes = reinterpret_cast<const unsigned char*>(chunk);
-  if (bytes + 16 <= end) return __ldcg(chunk);
+  if (bytes + 16 <= end) return load_chunk_l2_prefetch(chunk);
   // Words picked by selects, not an array indexed by i: that would live in local memory.
   uint4 v = make_uint4(0, 0, 0, 0);
   for (int i = 0; i < 16 && bytes + i < end; ++i) {
@@ -176,7 +204,8 @@ struct shared_tile_transpose {
       for (int k = 0; k < chunks_per_thread; ++k) {
         const int idx = threadIdx.x + k * THREADS;
         const int row = idx / chunks_per_row, chunk = idx % chunks_per_row;
-        v[k] = __ldcg(reinterpret_cast<const uint4*>(src + row * ld + chunk * rows_per_vector));
+        v[k] = load_chunk_l2_prefetch(
+            reinterpret_cast<const uint4*>(src + row * ld + chunk * rows_per_vector));
       }
 #pragma unroll
       for (int k = 0; k < chunks_per_thread; ++k) {
@@ -192,8 +221,9 @@ struct shared_tile_transpose {
       const int row = idx / chunks_per_row, chunk = idx % chunks_per_row;
       const element* p = src + row * ld + chunk * rows_per_vector;
       if (row < valid_rows && chunk * rows_per_vector < valid_cols)
-        v[k] = p + rows_per_vector <= end ? __ldcg(reinterpret_cast<const uint4*>(p))
-                                          : load_before(p, end);
+        v[k] = p + rows_per_vector <= end
+                   ? load_chunk_l2_prefetch(reinterpret_cast<const uint4*>(p))
+                   : load_before(p, end);
     }
 #pragma unroll
     for (int k = 0; k < chunks_per_thread; ++k) {
@@ -231,7 +261,7 @@ struct shared_tile_transpose {
       const unsigned char* row_start = reinterpret_cast<const unsigned char*>(src + row * ld);
       if (first >= 0 && first + 16 <= valid_bytes) {
         *reinterpret_cast<uint4*>(tile + raw_offset(row, 16 * q)) =
-            __ldcg(reinterpret_cast<const uint4*>(row_start + first));
+            load_chunk_l2_prefetch(reinterpret_cast<const uint4*>(row_start + first));
       } else {
         for (int b = first < 0 ? 0 : first; b < first + 16 && b < valid_bytes; b += E)
           *reinterpret_cast<element*>(tile + raw_offset(row, b + shift)) =

@@ -223,8 +223,8 @@ TEST(GpuCopyTranspose, RowsNearATileTakeTheTilesWhenFullEnough) {
       {27, 3001, 16, copy_kernel::skinny},
       {29, 3001, 16, copy_kernel::sectors},
       // Tall, narrow matrices: copy_full_width from its least columns to its most row bytes,
-      // where copy_unaligned's column tiles would be less than 9/10 full (2-byte elements: any)
-      // or copy_tuned's less than 2/3.
+      // where copy_unaligned's column tiles would be less than 9/10 full (2-byte elements: fewer
+      // columns than 3/2 of its tile) or copy_tuned's less than 2/3.
       {3001, 32, 1, copy_kernel::skinny},
       {3001, 33, 1, copy_kernel::full_width},  // shifted slabs otherwise
       {3008, 47, 1, copy_kernel::skinny},      // plain slabs
@@ -235,9 +235,9 @@ TEST(GpuCopyTranspose, RowsNearATileTakeTheTilesWhenFullEnough) {
       {3001, 321, 1, copy_kernel::unaligned},
       {3001, 32, 2, copy_kernel::skinny},
       {3001, 33, 2, copy_kernel::full_width},
-      {3001, 255, 2, copy_kernel::full_width},
-      {3001, 320, 2, copy_kernel::full_width},
-      {3001, 321, 2, copy_kernel::unaligned},
+      {3001, 191, 2, copy_kernel::full_width},
+      {3001, 192, 2, copy_kernel::unaligned},
+      {3001, 320, 2, copy_kernel::unaligned},
       {3001, 115, 4, copy_kernel::full_width},
       {3001, 116, 4, copy_kernel::unaligned},
       {3001, 160, 4, copy_kernel::full_width},
