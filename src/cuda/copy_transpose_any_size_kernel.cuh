@@ -24,7 +24,7 @@
 // multiple of 32), each written whole by two neighbouring lanes of one instruction from 16
 // consecutive bytes of the column (five word reads funnel-shifted by the offset); the lanes of a
 // column stay on it for all its chunks. Only chunks cut by the matrix's first or last row are
-// written byte by byte.
+// written in smaller aligned pieces (store_bytes_to_sector, store_first_bytes).
 // Shared memory: the column pitch is an odd number of words, and every 32 columns start a few
 // words further (spread, chosen at compile time) where that spreads the load's stores over more
 // banks (3- and 7-byte elements). Tiles from the grid (column_tiles.cuh). 64-bit index math; the
@@ -232,18 +232,20 @@ struct any_size_tile {
         const uint4 v = read_16_bytes_at(tile, from + q * 16);
         if (INSIDE || at + 16 <= bytes_left) {
           __stcg(reinterpret_cast<uint4*>(column + at), v);
-        } else if (at < bytes_left) {                          // cut by the matrix's last row
-          for (int b = 0; b < 16 && at + b < bytes_left; ++b)  // selects keep v in registers
-            column[at + b] = static_cast<unsigned char>(
-                (b < 8 ? (b < 4 ? v.x : v.y) : (b < 12 ? v.z : v.w)) >> (8 * (b % 4)));
+        } else if (at < bytes_left) {  // cut by the matrix's last row
+          store_first_bytes(column + at, v, static_cast<int>(bytes_left - at));
         }
       }
     }
     if (first_tile_row) {  // the bytes before each column's first boundary
       for (int head_column = threadIdx.x; head_column < valid_cols; head_column += threads) {
         unsigned char* column = dst + head_column * ld;
-        for (int b = 0; b < bytes_to_sector(column) && b < bytes_left; ++b)
-          column[b] = tile[column_start(head_column) + b];
+        const int head = bytes_to_sector(column);
+        if (head <= bytes_left) {
+          store_bytes_to_sector(column, tile, column_start(head_column), head);
+        } else {  // the whole row lies before its first boundary
+          for (int b = 0; b < bytes_left; ++b) column[b] = tile[column_start(head_column) + b];
+        }
       }
     }
   }

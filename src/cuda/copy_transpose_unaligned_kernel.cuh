@@ -21,13 +21,13 @@
 // of one instruction. A destination chunk is 16 consecutive bytes of its column in shared
 // memory at any byte offset: five word reads funnel-shifted by the offset (four aligned reads
 // for 4- and 8-byte elements), one aligned 16-byte global store. Only chunks cut by the matrix's
-// first or last row are written element by element; tiles cut by the last column take the same
-// vector loads, and tiles with all their rows and columns inside the matrix a path without
-// bounds checks. Column c starts at c * pitch + 16 * (c / P) bytes, so the pieces one
-// store instruction writes (P-column groups j = 0..7 of a row segment, 4 rows each) fall in
-// distinct banks. Tiles from the grid (column_tiles.cuh): no division.
-// 64-bit index math; pointers element-aligned; the covering chunks of a row segment lie in the
-// pages of the segment.
+// first or last row are written in aligned pieces (store_bytes_to_sector, store_first_bytes); tiles
+// cut by the last column take the same vector loads, and tiles with all their rows and columns
+// inside the matrix a path without bounds checks. Column c starts at c * pitch + 16 * (c / P)
+// bytes, so the pieces one store instruction writes (P-column groups j = 0..7 of a row segment, 4
+// rows each) fall in distinct banks. Tiles from the grid (column_tiles.cuh): no division. 64-bit
+// index math; pointers element-aligned; the covering chunks of a row segment lie in the pages of
+// the segment.
 #pragma once
 
 #include <cstdint>
@@ -131,13 +131,50 @@ __device__ __forceinline__ uint4 read_tile_chunk(const unsigned char* tile, int 
   }
 }
 
-/// Elements 0 .. count-1 of the 16 bytes `v` (E-byte elements) to dst[0] .. dst[count-1].
-template <int E>
-__device__ __forceinline__ void store_first_elements(element_t<E>* dst, const uint4& v, int count) {
-  const element_t<E>* parts = reinterpret_cast<const element_t<E>*>(&v);
-#pragma unroll
-  for (int i = 0; i < 16 / E; ++i)
-    if (i < count) dst[i] = parts[i];
+/// Word w (0 .. 3) of `v`, picked by selects (a run-time index into a register array would put
+/// the array in local memory).
+__device__ __forceinline__ unsigned word_of(const uint4& v, int w) {
+  return w == 0 ? v.x : w == 1 ? v.y : w == 2 ? v.z : v.w;
+}
+
+/// Bytes [0, K) of `v` to `p`, one K-byte store (p aligned to K; K = 1, 2, 4, 8 or 16).
+template <int K>
+__device__ __forceinline__ void store_piece(unsigned char* p, const uint4& v) {
+  if constexpr (K == 1) *p = static_cast<unsigned char>(v.x);
+  if constexpr (K == 2) *reinterpret_cast<unsigned short*>(p) = static_cast<unsigned short>(v.x);
+  if constexpr (K == 4) *reinterpret_cast<unsigned*>(p) = v.x;
+  if constexpr (K == 8) *reinterpret_cast<uint2*>(p) = make_uint2(v.x, v.y);
+  if constexpr (K == 16) __stcg(reinterpret_cast<uint4*>(p), v);
+}
+
+/// The edges of a destination row that whole 16-byte chunks do not write, as naturally aligned
+/// pieces of 1, 2, 4, 8 and 16 bytes (at most five stores for up to 31 bytes) instead of
+/// element by element: each store of a piece of a sector another tile also writes reaches the L2
+/// as its own partial write, and the lanes of a warp loop as long as the longest edge. On the
+/// H100 (fifteenth session, xpose bench, two rounds, docs/performance.md): 1-byte 767 x 174991
+/// 0.82 -> 0.91 x copy, 1023 x 131201 0.88 -> 0.93, 1501 x 89419 0.91 -> 0.93 (copy_unaligned);
+/// 3-byte 1001 x 44701 0.86 -> 0.91, 6001 x 7001 0.91 -> 0.92 (copy_any_size); the others level.
+/// store_first_bytes: bytes [0, n) (n < 16) of `v` to `p` (on 16 bytes), pieces of 8, 4, 2, 1.
+__device__ __forceinline__ void store_first_bytes(unsigned char* p, const uint4& v, int n) {
+  int at = 0;
+  if (n & 8) store_piece<8>(p, v), at = 8;
+  if (n & 4) store_piece<4>(p + at, make_uint4(word_of(v, at / 4), 0, 0, 0)), at += 4;
+  const unsigned rest = word_of(v, at / 4) >> (8 * (at % 4));
+  if (n & 2) store_piece<2>(p + at, make_uint4(rest, 0, 0, 0)), at += 2;
+  if (n & 1) store_piece<1>(p + at, make_uint4(n & 2 ? rest >> 16 : rest, 0, 0, 0));
+}
+
+/// store_bytes_to_sector: the n bytes (n < 32) at byte `from` (any) of shared memory at `tile`
+/// (4-byte aligned; the 36 bytes from `from` readable) to `p`, where p + n lies on 32 bytes:
+/// pieces of 1, 2, 4, 8, 16 bytes in that order, each aligned to its size.
+__device__ __forceinline__ void store_bytes_to_sector(unsigned char* p, const unsigned char* tile,
+                                                      int from, int n) {
+  int at = 0;
+  if (n & 1) store_piece<1>(p, read_16_bytes_at(tile, from)), at = 1;
+  if (n & 2) store_piece<2>(p + at, read_16_bytes_at(tile, from + at)), at += 2;
+  if (n & 4) store_piece<4>(p + at, read_16_bytes_at(tile, from + at)), at += 4;
+  if (n & 8) store_piece<8>(p + at, read_16_bytes_at(tile, from + at)), at += 8;
+  if (n & 16) store_piece<16>(p + at, read_16_bytes_at(tile, from + at));
 }
 
 /// A piece of one tile column: 4 consecutive rows of E bytes (two 16-byte halves for E = 8).
@@ -194,7 +231,7 @@ __device__ __forceinline__ void rows_to_column_pieces(
 /// `at` of shared memory (rows in order, from the tile's first row), and it owns the 32-byte
 /// sectors of the row that start in its rows, written as 16-byte chunks, chunk q from row
 /// bytes_to_sector(column) / E + q * 16 / E. Whole where INSIDE or the matrix's rows (rows_left
-/// from the tile's first) reach past it, else element by element; with first_tile_row, chunk 0
+/// from the tile's first) reach past it, else in aligned pieces; with first_tile_row, chunk 0
 /// also writes the rows before the row's first boundary.
 template <int E, bool INSIDE>
 __device__ __forceinline__ void store_owned_chunk(const unsigned char* tile, int at,
@@ -206,10 +243,15 @@ __device__ __forceinline__ void store_owned_chunk(const unsigned char* tile, int
   if (INSIDE || first_row + 16 / E <= rows_left)
     __stcg(reinterpret_cast<uint4*>(column + first_row), v);
   else if (first_row < rows_left)
-    store_first_elements<E>(column + first_row, v, static_cast<int>(rows_left - first_row));
+    store_first_bytes(reinterpret_cast<unsigned char*>(column + first_row), v,
+                      static_cast<int>(rows_left - first_row) * E);
   if (first_tile_row && q == 0) {
-    for (int r = 0; r < head / E && r < rows_left; ++r)
-      column[r] = *reinterpret_cast<const element_t<E>*>(tile + at + r * E);
+    if (head <= rows_left * E) {
+      store_bytes_to_sector(reinterpret_cast<unsigned char*>(column), tile, at, head);
+    } else {  // the whole row lies before its first boundary
+      for (int r = 0; r < rows_left; ++r)
+        column[r] = *reinterpret_cast<const element_t<E>*>(tile + at + r * E);
+    }
   }
 }
 
