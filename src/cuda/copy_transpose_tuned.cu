@@ -38,9 +38,14 @@ constexpr std::int64_t full_height_least_rows(bool tuned) {
   return E == 1 ? 34 : E == 2 ? 41 : 21;
 }
 /// The most destination row bytes copy_full_height takes (past them copy_unaligned's tiles cut
-/// the rows rarely enough).
+/// the rows rarely enough). 1-byte elements: 512, since copy_unaligned writes the edges of the
+/// rows it cuts as aligned pieces (fifteenth session, 128 MiB, two rounds, copy_full_height
+/// against copy_unaligned: 449 rows 0.92 against 0.81, 511 0.88 level, 575 0.86 against 0.89,
+/// 639 0.88 against 0.93).
 template <int E>
-constexpr std::int64_t full_height_most_row_bytes = E == 8 ? 1024 : 640;
+constexpr std::int64_t full_height_most_row_bytes = E == 8   ? 1024
+                                                    : E == 1 ? 512
+                                                             : 640;
 
 /// The least columns copy_full_width takes (fewer go to the skinny slabs: 2-byte 3947553 x 17
 /// 0.87 against 0.84, 4-byte 1973761 x 17 0.94 against 0.90, 8-byte 986881 x 17 0.96 against 0.91).

@@ -207,8 +207,8 @@ TEST(GpuCopyTranspose, RowsNearATileTakeTheTilesWhenFullEnough) {
       {32, 3008, 8, copy_kernel::full_height},
       {40, 3008, 8, copy_kernel::tuned},
       // copy_full_height's most row bytes, and rows past the columns.
-      {640, 3001, 1, copy_kernel::full_height},
-      {641, 3001, 1, copy_kernel::unaligned},
+      {512, 3001, 1, copy_kernel::full_height},
+      {513, 3001, 1, copy_kernel::unaligned},
       {320, 3001, 2, copy_kernel::full_height},
       {321, 3001, 2, copy_kernel::unaligned},
       {160, 3001, 4, copy_kernel::full_height},
