@@ -57,11 +57,12 @@ struct sector_tile {
     for (int k = 0; k < loads_per_warp; ++k) {
       const int u = warp + k * warps;
       const int row = u / column_groups, col = (u % column_groups) * 32 + lane;
-      if (u < load_units && row < rows_here && col < valid_cols)
+      if (u < load_units && row < rows_here && col < valid_cols) {
         if constexpr (E == 16)
           v[k] = load_chunk_l2_prefetch(src + row * ld + col);
         else  // the candidate policies' smaller elements (scripts/device_tune_policies.cu)
           v[k] = __ldcg(src + row * ld + col);
+      }
     }
 #pragma unroll
     for (int k = 0; k < loads_per_warp; ++k) {
