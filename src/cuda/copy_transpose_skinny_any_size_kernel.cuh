@@ -312,9 +312,12 @@ __global__ void __launch_bounds__(skinny_any_size_threads)
 /// Tall slabs: slab_rows rows x `cols` (the short side) columns per slab. Shared memory holds
 /// two source slabs of `buffer_bytes` (the run's covering chunks when the source rows are dense,
 /// else row r's from byte r * src_pitch), then from byte staging_at the destination slab's
-/// `cols` rows `dst_pitch` bytes apart. Sizes in elements, strides in bytes.
+/// `cols` rows `dst_pitch` bytes apart. Sizes in elements, strides in bytes. For 3-byte elements
+/// six resident blocks are asked of ptxas: left free it gave them 32 registers and a 4-byte
+/// spill (the build fails on spills); asked for three (52 registers, every size) 5-byte 4000000
+/// x 8 ran 0.88 -> 0.85 x copy (fifteenth session), so the others are left free.
 template <int E>
-__global__ void __launch_bounds__(skinny_any_size_threads)
+__global__ void __launch_bounds__(skinny_any_size_threads, E == 3 ? 6 : 0)
     skinny_tall_any_size_kernel(const unsigned char* __restrict__ src,
                                 unsigned char* __restrict__ dst, std::int64_t rows, int cols,
                                 std::int64_t lda, std::int64_t ldb, std::int64_t src_stride,
