@@ -423,24 +423,9 @@ __global__ void __launch_bounds__(skinny_any_size_threads)
     // in it, the last one ending in the halo (only the matrix's end cuts one), and in the first
     // slab also the bytes before the first chunk.
     unsigned char* d = dst + p.matrix * dst_stride + p.first * E;
-    const int segment_bytes = p.valid * E, owned = segment_bytes / 16 + 1;
     const int bytes_left = static_cast<int>(
-        rows - p.first < slab_rows + per_chunk ? (rows - p.first) * E : segment_bytes + 16);
-    for (split_index kc(threadIdx.x, threads, owned); kc.major < cols; kc.advance()) {
-      const int c = kc.major, k = kc.minor;
-      unsigned char* segment = d + c * ldb;
-      const int first_chunk = (16 - misalignment(segment)) & 15, at = first_chunk + 16 * k;
-      const unsigned char* from = staging + c * dst_pitch;
-      if (at < segment_bytes && at + 16 <= bytes_left) {
-        __stcg(
-            reinterpret_cast<uint4*>(segment + at),
-            at % 16 == 0 ? *reinterpret_cast<const uint4*>(from + at) : read_16_bytes_at(from, at));
-      } else if (at < segment_bytes) {  // cut by the matrix's last row
-        for (int b = at; b < bytes_left; ++b) segment[b] = from[b];
-      }
-      if (k == 0 && p.first == 0)
-        for (int b = 0; b < first_chunk && b < segment_bytes; ++b) segment[b] = from[b];
-    }
+        rows - p.first < slab_rows + per_chunk ? (rows - p.first) * E : p.valid * E + 16);
+    write_owned_chunks(staging, dst_pitch, d, ldb, cols, p.valid * E, bytes_left, p.first == 0);
   };
   pipeline_slabs(total_slabs, shared, buffer_bytes, fetch, move);
 }

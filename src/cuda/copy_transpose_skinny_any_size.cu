@@ -21,6 +21,22 @@ namespace xpose::detail::cuda {
 // those where its tiles are full (any_size_tiles_full), so this rule keeps fewer than 48 rows.
 // Measured on 128 MiB matrices; the rule takes any shape with no more rows than columns, small
 // and square ones too.
+// Tall shapes whose columns fill copy_any_size's column tiles (any_size_tile_bytes / E columns
+// each) more than 3/4 go there (sixteenth session, H100, tall shapes of 10^6 rows and more,
+// docs/performance.md): 3-byte 33, 36, 42 and 64 columns 0.83-1.09 x copy there against
+// 0.75-0.79 on the slabs, 5-byte 19-64 columns 0.88-0.97 against 0.82-0.85, 6-byte 0.87-1.00
+// against 0.82-0.89, 7-byte 33 and 36 columns 0.91-0.96 against 0.88, 12-byte 17 columns 0.92
+// against 0.86; at 3/4 or less the slabs stay ahead (7-byte 27 and 54 columns, 9-byte 42: 0.88
+// against 0.84-0.86; 3-byte 31: 0.67 against 0.63).
+namespace {
+bool any_size_column_tiles_mostly_full(const copy_args& a, std::size_t elem_bytes) {
+  const int e = static_cast<int>(elem_bytes);
+  const std::int64_t tile_columns = any_size_tile_bytes(e) / e;
+  const std::int64_t covered = (a.cols + tile_columns - 1) / tile_columns * tile_columns;
+  return a.rows >= any_size_tile_rows(e) && 4 * a.cols > 3 * covered;
+}
+}  // namespace
+
 bool skinny_any_size_chosen(const copy_args& a, std::size_t elem_bytes, int word_bytes) {
   if (!copy_any_size_takes(elem_bytes)) return false;
   const bool wide = a.rows <= a.cols;
@@ -28,7 +44,8 @@ bool skinny_any_size_chosen(const copy_args& a, std::size_t elem_bytes, int word
   if ((wide && short_side >= full_height_any_size_least_rows) ||
       short_side > skinny_any_size_max_side ||
       (!wide &&
-       short_side * static_cast<std::int64_t>(elem_bytes) > skinny_any_size_tall_row_bytes))
+       (short_side * static_cast<std::int64_t>(elem_bytes) > skinny_any_size_tall_row_bytes ||
+        any_size_column_tiles_mostly_full(a, elem_bytes))))
     return false;
   return short_side < 32 || !super_elements_aligned(a, elem_bytes, word_bytes);
 }

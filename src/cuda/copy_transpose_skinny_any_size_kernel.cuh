@@ -19,10 +19,15 @@
 //      its rows, plus the column's bytes; word reads funnel-shifted), packs the four into E words
 //      at compile-time byte offsets (as copy_any_size packs four rows) and stores them (the
 //      destination slab);
-//   3. the destination rows (tall), or the destination run (wide: one run of L * S * E bytes
-//      when ldb == S, else a run per row), are written as the aligned 16-byte chunks that cover
-//      them, each read from the destination slab at any byte offset; only chunks cut by a run's
-//      ends take byte stores.
+//   3. the destination run (wide: one run of L * S * E bytes when ldb == S, else a run per row)
+//      is written as the aligned 16-byte chunks that cover it, each read from the destination
+//      slab at any byte offset, chunks cut by a run's ends byte by byte; a tall slab's
+//      destination rows are written as the aligned chunks that start in them, the last one
+//      ending in a halo of rows after the slab (15 bytes a row; steps 1 and 2 take them too), so
+//      that only the matrix's first and last bytes take byte stores (as the shifted slabs of
+//      copy_transpose_skinny.cu do). Destination rows whose starts are not on 16 bytes (an odd
+//      row count) had two cut chunks per row and slab: on the H100 (sixteenth session) tall
+//      3-byte 1398101 x 24 ran 0.66 -> 0.87 x copy, 7-byte 1000001 x 48 0.62 -> 0.81.
 // Bank conflicts: a wide slab's rows start 16 bytes further every 4 rows, so that the rows one
 // step-2 read instruction touches (4 apart) fall in different banks; a tall slab's destination
 // rows are an odd number of store widths apart (the store width being the widest of 16, 8, 4
@@ -51,6 +56,12 @@ constexpr int skinny_any_size_threads = 256;
 constexpr int wide_row_table(int rows) {
   return 4 * (rows > skinny_any_size_max_side ? (rows + 3) / 4 * 4
                                               : static_cast<int>(skinny_any_size_max_side));
+}
+
+/// Rows after a tall slab whose elements complete the chunk that its destination segments' last
+/// owned chunk runs into (15 bytes at most).
+__host__ __device__ constexpr int tall_any_size_halo_rows(int e) {
+  return (15 + e - 1) / e;
 }
 
 /// Step 2's element moves for E-byte elements.
@@ -167,6 +178,36 @@ __device__ __forceinline__ void write_runs(const unsigned char* from, int from_p
       for (int p = p0 < 0 ? 0 : p0; p < p0 + 16 && p < run_bytes; ++p)
         start[p] = from[run * from_pitch + p];
     }
+  }
+}
+
+/// Step 3 of a tall slab whose destination segments own the aligned 16-byte chunks that start in
+/// them: `runs` segments of segment_bytes bytes, segment i at dst + i * ld (any alignment), from
+/// byte i * from_pitch of `from`, which holds the halo after each segment, bytes_left bytes in
+/// all (only the matrix's end cuts a segment's last chunk, then written byte by byte); the
+/// matrix's first slab (first_slab) also writes the bytes before each segment's first chunk
+/// (from the halo too where a segment is shorter than 16 bytes). A chunk cut by a slab's end is
+/// thus written whole, by that slab, from its halo.
+__device__ __forceinline__ void write_owned_chunks(const unsigned char* from, int from_pitch,
+                                                   unsigned char* dst, std::int64_t ld, int runs,
+                                                   int segment_bytes, int bytes_left,
+                                                   bool first_slab) {
+  for (split_index kc(threadIdx.x, skinny_any_size_threads, segment_bytes / 16 + 1);
+       kc.major < runs; kc.advance()) {
+    const int c = kc.major, k = kc.minor;
+    unsigned char* segment = dst + c * ld;
+    const int first_chunk = (16 - misalignment(segment)) & 15, at = first_chunk + 16 * k;
+    const unsigned char* row = from + c * from_pitch;
+    if (at < segment_bytes && at + 16 <= bytes_left) {
+      const int offset = c * from_pitch + at;
+      __stcg(reinterpret_cast<uint4*>(segment + at),
+             offset % 16 == 0 ? *reinterpret_cast<const uint4*>(from + offset)
+                              : read_16_bytes_at(from, offset));
+    } else if (at < segment_bytes) {  // cut by the matrix's last row
+      for (int b = at; b < bytes_left; ++b) segment[b] = row[b];
+    }
+    if (k == 0 && first_slab)
+      for (int b = 0; b < first_chunk && b < bytes_left; ++b) segment[b] = row[b];
   }
 }
 
@@ -313,11 +354,12 @@ __global__ void __launch_bounds__(skinny_any_size_threads)
 /// two source slabs of `buffer_bytes` (the run's covering chunks when the source rows are dense,
 /// else row r's from byte r * src_pitch), then from byte staging_at the destination slab's
 /// `cols` rows `dst_pitch` bytes apart. Sizes in elements, strides in bytes. For 3-byte elements
-/// six resident blocks are asked of ptxas: left free it gave them 32 registers and a 4-byte
-/// spill (the build fails on spills); asked for three (52 registers, every size) 5-byte 4000000
-/// x 8 ran 0.88 -> 0.85 x copy (fifteenth session), so the others are left free.
+/// five resident blocks are asked of ptxas (48 registers): left free it gave them 32 registers
+/// and a 4-byte spill (the build fails on spills), and six (40 registers) spill since the halo;
+/// asked for three (52 registers, every size) 5-byte 4000000 x 8 ran 0.88 -> 0.85 x copy
+/// (fifteenth session), so the others are left free.
 template <int E>
-__global__ void __launch_bounds__(skinny_any_size_threads, E == 3 ? 6 : 0)
+__global__ void __launch_bounds__(skinny_any_size_threads, E == 3 ? 5 : 0)
     skinny_tall_any_size_kernel(const unsigned char* __restrict__ src,
                                 unsigned char* __restrict__ dst, std::int64_t rows, int cols,
                                 std::int64_t lda, std::int64_t ldb, std::int64_t src_stride,
@@ -328,43 +370,55 @@ __global__ void __launch_bounds__(skinny_any_size_threads, E == 3 ? 6 : 0)
   constexpr int threads = skinny_any_size_threads;
   extern __shared__ __align__(16) unsigned char shared[];
   unsigned char* staging = shared + staging_at;
+  constexpr int halo = tall_any_size_halo_rows(E);
   const int row_bytes = cols * E;
   const bool dense = lda == row_bytes;
+  // The slab's rows and the halo after it, where the matrix has them.
+  const auto rows_after = [&](const slab_place& p) {
+    const std::int64_t left = rows - p.first;
+    return static_cast<int>(left < slab_rows + halo ? left : slab_rows + halo);
+  };
   const auto fetch = [&](std::int64_t t, unsigned char* buffer) {
     const slab_place p(t, slabs_per_matrix, slab_rows, rows);
-    fetch_tall_slab(buffer, src, rows, row_bytes, lda, src_stride, src_pitch, p, p.valid);
+    fetch_tall_slab(buffer, src, rows, row_bytes, lda, src_stride, src_pitch, p, rows_after(p));
   };
   const auto move = [&](std::int64_t t, const unsigned char* slab) {
     const slab_place p(t, slabs_per_matrix, slab_rows, rows);
     const auto s_low = static_cast<unsigned>(
         reinterpret_cast<std::uintptr_t>(src + p.matrix * src_stride + p.first * lda));
     const auto lda_low = static_cast<unsigned>(lda);
-    // Source row r's first byte in the slab.
-    const auto row_at = [&](int r) {
-      return dense ? static_cast<int>(s_low & 15) + r * row_bytes
+    // 2. Destination row c's elements r = 4q .. 4q + 3 (the slab's rows and the halo) to
+    // staging row c; the threads of a warp take consecutive columns. Rows past the last read it
+    // instead (their staging bytes lie past those step 3 writes), so that no read is conditional.
+    // The dense test is a compile-time constant of each gather: tested per element, with each
+    // read conditional, tall 3-byte 1973790 x 17 ran 0.77 x copy against 0.88, 3728271 x 9 0.71
+    // against 0.84 (H100, sixteenth session).
+    const int rows_here = rows_after(p);
+    const auto columns_to_staging = [&](auto dense_rows) {
+      // Source row r's first byte in the slab.
+      const auto row_at = [&](int r) {
+        return decltype(dense_rows)::value
+                   ? static_cast<int>(s_low & 15) + r * row_bytes
                    : r * src_pitch + static_cast<int>((s_low + r * lda_low) & 15);
-    };
-    // 2. Destination row c's elements r = 4q .. 4q + 3 to staging row c; the threads of a warp
-    // take consecutive columns.
-    const int quads = (p.valid + 3) / 4;
-    for (split_index qc(threadIdx.x, threads, cols); qc.major < quads; qc.advance()) {
-      const int q = qc.major, c = qc.minor;
-      unsigned four[4][elements::words + 1];
+      };
+      const int quads = (rows_here + 3) / 4;
+      for (split_index qc(threadIdx.x, threads, cols); qc.major < quads; qc.advance()) {
+        const int q = qc.major, c = qc.minor;
+        unsigned four[4][elements::words + 1];
 #pragma unroll
-      for (int u = 0; u < 4; ++u) {
-        if (4 * q + u < p.valid) {
-          elements::read(slab, row_at(4 * q + u) + c * E, four[u]);
-        } else {
-#pragma unroll
-          for (int i = 0; i <= elements::words; ++i) four[u][i] = 0;
-        }
+        for (int u = 0; u < 4; ++u)
+          elements::read(slab, row_at(min(4 * q + u, rows_here - 1)) + c * E, four[u]);
+        elements::store_four(four, staging + c * dst_pitch + 4 * q * E);
       }
-      elements::store_four(four, staging + c * dst_pitch + 4 * q * E);
-    }
+    };
+    if (dense)
+      columns_to_staging(std::true_type{});
+    else
+      columns_to_staging(std::false_type{});
     __syncthreads();
-    // 3. Destination row c's segment from staging row c.
-    write_runs(staging, dst_pitch, dst + p.matrix * dst_stride + p.first * E, ldb, cols,
-               p.valid * E);
+    // 3. Destination row c's segment from staging row c: the chunks it owns.
+    write_owned_chunks(staging, dst_pitch, dst + p.matrix * dst_stride + p.first * E, ldb, cols,
+                       p.valid * E, rows_here * E, p.first == 0);
   };
   pipeline_slabs(total_slabs, shared, buffer_bytes, fetch, move);
 }
@@ -436,10 +490,11 @@ void launch_skinny_any_size_with(const copy_args& a, int slab_bytes, cudaStream_
     check_launch(name);
   } else {
     const int src_pitch = covering(short_side * E);
+    const int fetched = length + tall_any_size_halo_rows(E);  // the slab's rows and the halo
     const int buffer_bytes =
-        (dense_source ? covering(length * short_side * E) : length * src_pitch) + slack;
+        (dense_source ? covering(fetched * short_side * E) : fetched * src_pitch) + slack;
     constexpr int width = skinny_elements<E>::store_width;
-    int dst_pitch = ((length + 3) * E + slack + width - 1) / width * width;
+    int dst_pitch = ((fetched + 3) * E + slack + width - 1) / width * width;
     if (dst_pitch / width % 2 == 0) dst_pitch += width;  // an odd number of store widths
     const int staging_at = 2 * buffer_bytes;
     const int shared = staging_at + short_side * dst_pitch + slack;

@@ -277,7 +277,19 @@ TEST(Plans, DescribeNamesTheGpuKernel) {
   }
   const std::string wide_twelve = kernel_line(xpose::plan_copy(dense(31, 100000, 12), 0, 0, gpu));
   EXPECT_NE(wide_twelve.find("skinny_any_size slabs"), std::string::npos) << wide_twelve;
-  EXPECT_NE(kernel_line(xpose::plan_copy(dense(100000, 64, 6), 0, 0, gpu)).find("skinny_any_size"),
+  // Tall shapes whose columns fill copy_any_size's column tiles (128 bytes for 3 to 6 bytes,
+  // 256 from 7) more than 3/4: copy_any_size.
+  EXPECT_NE(kernel_line(xpose::plan_copy(dense(100000, 31, 3), 0, 0, gpu)).find("skinny_any_size"),
+            std::string::npos);
+  EXPECT_NE(kernel_line(xpose::plan_copy(dense(100000, 33, 3), 0, 0, gpu)).find("copy_any_size"),
+            std::string::npos);
+  EXPECT_NE(kernel_line(xpose::plan_copy(dense(100000, 54, 7), 0, 0, gpu)).find("skinny_any_size"),
+            std::string::npos);
+  EXPECT_NE(kernel_line(xpose::plan_copy(dense(100000, 64, 6), 0, 0, gpu)).find("copy_any_size"),
+            std::string::npos);
+  EXPECT_NE(kernel_line(xpose::plan_copy(dense(100000, 17, 12), 0, 0, gpu)).find("copy_any_size"),
+            std::string::npos);
+  EXPECT_NE(kernel_line(xpose::plan_copy(dense(50, 33, 3), 0, 0, gpu)).find("skinny_any_size"),
             std::string::npos);
   EXPECT_NE(kernel_line(xpose::plan_copy(dense(100000, 65, 3), 0, 0, gpu)).find("copy_any_size"),
             std::string::npos);
