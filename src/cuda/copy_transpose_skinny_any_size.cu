@@ -21,19 +21,23 @@ namespace xpose::detail::cuda {
 // those where its tiles are full (any_size_tiles_full), so this rule keeps fewer than 48 rows.
 // Measured on 128 MiB matrices; the rule takes any shape with no more rows than columns, small
 // and square ones too.
-// Tall shapes whose columns fill copy_any_size's column tiles (any_size_tile_bytes / E columns
-// each) more than 3/4 go there (sixteenth session, H100, tall shapes of 10^6 rows and more,
-// docs/performance.md): 3-byte 33, 36, 42 and 64 columns 0.83-1.09 x copy there against
-// 0.75-0.79 on the slabs, 5-byte 19-64 columns 0.88-0.97 against 0.82-0.85, 6-byte 0.87-1.00
-// against 0.82-0.89, 7-byte 33 and 36 columns 0.91-0.96 against 0.88, 12-byte 17 columns 0.92
-// against 0.86; at 3/4 or less the slabs stay ahead (7-byte 27 and 54 columns, 9-byte 42: 0.88
-// against 0.84-0.86; 3-byte 31: 0.67 against 0.63).
+// Tall shapes of elements up to 12 bytes whose columns fill copy_any_size's column tiles
+// (any_size_tile_bytes / E columns each) more than 3/4 go there. Sixteenth session, H100, tall
+// shapes of 96 MiB and 10^6 rows or more, docs/performance.md:
+// - Odd row counts (.dev harness, the slabs with their halo): 3-byte 33, 40, 64 columns 0.81-0.91
+//   x copy there against 0.76-0.87 on the slabs; 5-byte 24-64 0.82-0.96 against 0.79-0.88;
+//   6-byte 17, 33-64 0.87-0.94 against 0.78-0.87; 7-byte 31, 33 0.88-0.90 against 0.82-0.87;
+//   9-byte 24 0.91 against 0.86; 12-byte 17 0.90 against 0.87.
+// - At 3/4 or less the slabs stay ahead or level (6-byte 31 columns, 74% full: 0.84 against
+//   0.84; 3-byte 31 0.86 against 0.81; 7-byte 48 0.82 against 0.78).
+// - 15-byte 13 and 17 columns (76% and full tiles) ran 0.87-0.98 there in two runs, 0.86-0.89 on
+//   the slabs: they stay on the slabs, which measured the same both times.
 namespace {
 bool any_size_column_tiles_mostly_full(const copy_args& a, std::size_t elem_bytes) {
   const int e = static_cast<int>(elem_bytes);
   const std::int64_t tile_columns = any_size_tile_bytes(e) / e;
   const std::int64_t covered = (a.cols + tile_columns - 1) / tile_columns * tile_columns;
-  return a.rows >= any_size_tile_rows(e) && 4 * a.cols > 3 * covered;
+  return e <= 12 && a.rows >= any_size_tile_rows(e) && 4 * a.cols > 3 * covered;
 }
 }  // namespace
 

@@ -304,7 +304,10 @@ __global__ void __launch_bounds__(skinny_any_size_threads)
     const int* row_first_byte = reinterpret_cast<const int*>(slab);
     // 2. Destination elements m = c * rows + r, four at a time, to staging byte m * E. With a
     // multiple of 4 rows the four lie in one column, with 1 or 2 rows their rows are known
-    // (and the rows' first bytes held in registers); other row counts step row by row.
+    // (and the rows' first bytes held in registers); other row counts step row by row. With a
+    // multiple of 4 or other row counts the last group's elements past the slab read bytes past
+    // its last column (in the buffer, staged past the bytes step 3 writes), so that no read is
+    // conditional.
     const int count = p.valid * rows;
     const auto groups = [&](auto rows_kind) {
       constexpr int kind = decltype(rows_kind)::value;  // 1, 2, 4 (multiple of 4) or 0 (other)
@@ -315,7 +318,7 @@ __global__ void __launch_bounds__(skinny_any_size_threads)
         int c = cr.major, r = cr.minor;
 #pragma unroll
         for (int u = 0; u < 4; ++u) {
-          if (kind == 4 || m + u < count) {
+          if (kind == 4 || kind == 0 || m + u < count) {
             const int at = kind == 1   ? first_byte[0] + (c + u) * E
                            : kind == 2 ? first_byte[u % 2] + (c + u / 2) * E
                            : kind == 4 ? row_first_byte[r + u] + c * E
