@@ -30,7 +30,7 @@ namespace xpose::detail::cuda {
 //   9-byte 24 0.91 against 0.86; 12-byte 17 0.90 against 0.87.
 // - At 3/4 or less the slabs stay ahead or level (6-byte 31 columns, 74% full: 0.84 against
 //   0.84; 3-byte 31 0.86 against 0.81; 7-byte 48 0.82 against 0.78).
-// - 15-byte 13 and 17 columns (76% and full tiles) ran 0.87-0.98 there in two runs, 0.86-0.89 on
+// - 15-byte 13 and 17 columns (76% and full tiles) ran 0.85-0.98 there in two runs, 0.86-0.89 on
 //   the slabs: they stay on the slabs, which measured the same both times.
 namespace {
 bool any_size_column_tiles_mostly_full(const copy_args& a, std::size_t elem_bytes) {
