@@ -12,9 +12,9 @@ namespace xpose::detail::cuda {
 // the seventh session; docs/performance.md), against the other kernels on 3-, 5-, 6-, 7-, 12- and
 // 15-byte elements: wide shapes of 2 to 64 rows 0.76-0.95 x copy here, 0.04-0.84 on
 // copy_any_size and the super-element kernel (12-byte rows on 16 / 32 bytes from 32 rows up:
-// 0.91-0.94 there); tall shapes of 2 to 32 columns 0.80-0.90 against 0.06-0.87, and of 64
-// columns 0.80-0.85 against 0.72-0.83 for 3 to 6 bytes, while copy_any_size is ahead for wider
-// rows (7 bytes x 64: 0.82 against 0.77; 15 bytes x 32: 0.87 against 0.84).
+// 0.91-0.94 there); tall shapes of 2 to 32 columns 0.80-0.90 against 0.06-0.87 (long sides
+// whose destination rows start on 16 bytes; on others the tall slabs fell to 0.60-0.77 before
+// their halo, sixteenth session). Which tall shapes go to copy_any_size: below.
 // Wide shapes of more rows took the wide slabs where copy_any_size's tiles were less than 4/5
 // full (tenth session: 0.73-0.88 x copy against 0.25-0.75). copy_full_height takes wide shapes of
 // 48 to 320 rows now (thirteenth session: 0.89-0.97; docs/performance.md), and copy_any_size
