@@ -396,7 +396,8 @@ TEST(GpuCopyTranspose, SuperElementsOn16ByteRowsSmallSanitizerShapes) {
 // (destination rows on sectors, two tile rows or more, 7/8 full); skinny_any_size wide shapes
 // of fewer than 48 rows and tall ones of at most 64 columns in rows of at most 384
 // bytes, not where the super-element kernel's aligned chunks apply and the short side has 32
-// elements or more; copy_any_size other shapes with at least its tile's rows (64 for 3-6
+// elements or more, nor (elements up to 12 bytes) where the columns fill copy_any_size's column
+// tiles more than 3/4; copy_any_size other shapes with at least its tile's rows (64 for 3-6
 // bytes, 32 above) but tall ones of at most 128 columns on those aligned chunks: both sides of
 // each boundary, with and without padded rows.
 TEST(GpuCopyTranspose, AnySizeDispatchBoundaries) {
@@ -432,6 +433,13 @@ TEST(GpuCopyTranspose, AnySizeDispatchBoundaries) {
   EXPECT_FALSE(skinny_any_size_chosen(dense_args(64, 5000), 7, 1));   // copy_any_size's full tiles
   EXPECT_FALSE(skinny_any_size_chosen(dense_args(65, 5001), 3, 1));   // past 64 rows
   EXPECT_FALSE(skinny_any_size_chosen(dense_args(5001, 200), 3, 1));  // tall
+  // Tall: copy_any_size's 42-column 3-byte tiles 31/42 and 32/42 full, 21-column 12-byte ones
+  // 17/21 (15-byte elements stay), fewer rows than its tile.
+  EXPECT_TRUE(skinny_any_size_chosen(dense_args(5001, 31), 3, 1));
+  EXPECT_FALSE(skinny_any_size_chosen(dense_args(5001, 32), 3, 1));
+  EXPECT_FALSE(skinny_any_size_chosen(dense_args(5001, 17), 12, 1));
+  EXPECT_TRUE(skinny_any_size_chosen(dense_args(5001, 17), 15, 1));
+  EXPECT_TRUE(skinny_any_size_chosen(dense_args(63, 33), 3, 1));
   // Aligned 12-byte chunks: the super-element kernel on tall shapes of at most 128 columns.
   EXPECT_FALSE(copy_any_size_chosen(dense_args(5000, 64), 12, 4));
   EXPECT_FALSE(copy_any_size_chosen(dense_args(5000, 128), 12, 4));
