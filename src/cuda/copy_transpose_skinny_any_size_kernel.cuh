@@ -304,10 +304,10 @@ __global__ void __launch_bounds__(skinny_any_size_threads)
     const int* row_first_byte = reinterpret_cast<const int*>(slab);
     // 2. Destination elements m = c * rows + r, four at a time, to staging byte m * E. With a
     // multiple of 4 rows the four lie in one column, with 1 or 2 rows their rows are known
-    // (and the rows' first bytes held in registers); other row counts step row by row. With a
-    // multiple of 4 or other row counts the last group's elements past the slab read bytes past
-    // its last column (in the buffer, staged past the bytes step 3 writes), so that no read is
-    // conditional.
+    // (and the rows' first bytes held in registers); other row counts step row by row. A group
+    // never passes the slab's end with a multiple of 4 rows; with other counts but 1 and 2 the
+    // last group's elements past it read bytes past its last column (in the buffer's slack,
+    // staged past the bytes step 3 writes), so that no read is conditional.
     const int count = p.valid * rows;
     const auto groups = [&](auto rows_kind) {
       constexpr int kind = decltype(rows_kind)::value;  // 1, 2, 4 (multiple of 4) or 0 (other)
