@@ -70,8 +70,14 @@ tuned_tiles choose_tuned_tiles(const copy_args& a, int word_bytes);
 void launch_copy_tuned_tiles(const copy_args& a, int word_bytes, tuned_tiles tiles,
                              cudaStream_t stream);
 /// copy_unaligned: rows of any alignment, still with 16-byte global accesses and whole 32-byte
-/// destination sectors; word_bytes 1, 2, 4 or 8. Any shape.
+/// destination sectors; word_bytes 1, 2, 4 or 8. Any shape. Matrices of at least
+/// copy_unaligned_large_bytes and copy_tuned_large_rows rows run copy_unaligned_large's policy
+/// (copy_transpose_policy.hpp).
 void launch_copy_unaligned(const copy_args& a, int word_bytes, cudaStream_t stream);
+/// copy_unaligned with copy_unaligned_large's policy (`large`) or the standard one (tests run the
+/// large policy on small shapes).
+void launch_copy_unaligned_tiles(const copy_args& a, int word_bytes, bool large,
+                                 cudaStream_t stream);
 /// copy_full_height: short, wide matrices whose tile covers every row (a destination row is
 /// written by one block; a dense destination as one run per block); word_bytes 1, 2, 4 or 8, rows
 /// that full_height_fits. The tile takes the widest of 512, 256, 128 and 64 bytes of each source

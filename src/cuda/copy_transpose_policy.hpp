@@ -66,6 +66,13 @@ struct copy_tuned_policy<16> : tile_policy<32, 512, 256, 3> {};
 /// swizzle (shared_tile_transpose.cuh).
 constexpr std::int64_t copy_tuned_large_bytes = std::int64_t{1} << 28;
 constexpr std::int64_t copy_tuned_large_rows = 8192;
+/// Whether a matrix of rows x cols E-byte elements (each, not the batch) takes large tiles: at
+/// least `least_bytes` (copy_tuned_large_bytes for copy_tuned_large, copy_unaligned_large_bytes
+/// for copy_unaligned_large) and copy_tuned_large_rows rows.
+constexpr bool takes_large_tiles(std::int64_t rows, std::int64_t cols, int e,
+                                 std::int64_t least_bytes) {
+  return rows >= copy_tuned_large_rows && rows * cols * e >= least_bytes;
+}
 template <int E>
 struct copy_tuned_large {
   using policy = copy_tuned_policy<E>;
@@ -130,6 +137,28 @@ template <>
 struct copy_unaligned_policy<4> : unaligned_policy<14, 512, 512, 2> {};
 template <>
 struct copy_unaligned_policy<8> : unaligned_policy<30, 512, 512, 2> {};
+/// copy_unaligned_large<E>::policy is taken by matrices of at least copy_unaligned_large_bytes and
+/// copy_tuned_large_rows rows (takes_large_tiles): 192 MiB, between the measured 128 MiB, where the
+/// two policies were level, and 256 MiB, where the large one was ahead (the odd squares of the
+/// bench, 11583 x 11585 and 16383 x 16385, lie just below 2^27 and 2^28 bytes). 1-byte elements: 30
+/// row blocks (480 rows: the halo is 1/15 of the tile instead of 1/7) of 128 bytes, 512 threads,
+/// two blocks per SM. On the H100 (2026-11-24, seventeenth session, docs/performance.md; three
+/// rounds, L2 evicted, x copy): 16383 x 16385 0.941-0.944 against 0.921-0.928, 16384 x 16385
+/// 0.926-0.928 against 0.909-0.912, 23169 x 23171 0.925-0.930 against 0.911-0.913; level (within
+/// 0.005) on 32767 x 8193, 8193 x 32767, 12001 x 24001 and 11585 x 23171. Below the rule they were
+/// level at 128 MiB (11583 x 11585 0.936-0.937 against 0.932-0.941) and behind on smaller shapes
+/// (10007 x 7001 0.902-0.912 against 0.918-0.930, 8191 x 8193 0.920-0.931 against 0.938-0.949). 14
+/// row blocks with three blocks per SM (79 registers) gained on some large shapes and lost on
+/// others (23169 x 23171 0.938-0.944, 32767 x 8193 0.903-0.906).
+constexpr std::int64_t copy_unaligned_large_bytes = std::int64_t{3} << 26;
+template <int E>
+struct copy_unaligned_large {
+  using policy = copy_unaligned_policy<E>;
+};
+template <>
+struct copy_unaligned_large<1> {
+  using policy = unaligned_policy<30, 128, 512, 2>;
+};
 /// The rows one copy_unaligned tile owns (row blocks of 16 / E rows).
 template <int E>
 constexpr int copy_unaligned_tile_rows = copy_unaligned_policy<E>::row_blocks*(16 / E);

@@ -173,9 +173,8 @@ copy_kernel choose_for(const copy_args& a) {
 /// (copy_transpose_policy.hpp says why).
 template <int E>
 tuned_tiles choose_tiles_for(const copy_args& a) {
-  const bool large =
-      a.rows >= copy_tuned_large_rows && a.rows * a.cols * E >= copy_tuned_large_bytes;
-  return large && !std::is_same_v<typename copy_tuned_large<E>::policy, copy_tuned_policy<E>>
+  return takes_large_tiles(a.rows, a.cols, E, copy_tuned_large_bytes) &&
+                 !std::is_same_v<typename copy_tuned_large<E>::policy, copy_tuned_policy<E>>
              ? tuned_tiles::large
              : tuned_tiles::standard;
 }

@@ -6,11 +6,11 @@
 // and shifted skinny slabs (copy_transpose_skinny.cu, 1-, 2-, 4-, 8- and 16-byte elements),
 // copy_full_height (copy_transpose_full_height_kernel.cuh, 1-, 2-, 4- and 8-byte elements, and
 // copy_transpose_full_height_any_size_kernel.cuh, 3 to 15 bytes), copy_full_width
-// (copy_transpose_full_width_kernel.cuh) and copy_tuned's large tiles on small shapes, against the
-// host reference on random data: odd dimensions, padded rows, misaligned base pointers, destination
-// rows starting anywhere in a 32-byte sector, batches, shapes smaller and larger than a tile or
-// slab, more tile rows and matrices than the grid's y and z take; poisoned destinations (gaps
-// between rows and matrices must stay poisoned).
+// (copy_transpose_full_width_kernel.cuh), copy_tuned's large tiles and copy_unaligned's large
+// policy on small shapes, against the host reference on random data: odd dimensions, padded rows,
+// misaligned base pointers, destination rows starting anywhere in a 32-byte sector, batches, shapes
+// smaller and larger than a tile or slab, more tile rows and matrices than the grid's y and z take;
+// poisoned destinations (gaps between rows and matrices must stay poisoned).
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -33,6 +33,7 @@ struct unaligned_case {
   std::size_t src_offset = 0, dst_offset = 0;  // bytes past a 256-byte aligned allocation
   int skinny_slab_bytes = 0;                   // > 0: skinny_any_size with slabs of this size
   bool large_tuned_tiles = false;              // copy_tuned's kernel with copy_tuned_large's tiles
+  bool large_unaligned_tiles = false;          // copy_unaligned with copy_unaligned_large's policy
   int skinny_slabs = -1;     // >= 0: launch_copy_skinny_slabs with this detail::cuda::skinny_slabs
   bool full_height = false;  // copy_full_height
   bool full_width = false;   // copy_full_width
@@ -76,6 +77,8 @@ void check_unaligned(const unaligned_case& c, std::uint64_t seed) {
   else if (c.large_tuned_tiles)
     xpose::detail::cuda::launch_copy_tuned_tiles(a, c.e, xpose::detail::cuda::tuned_tiles::large,
                                                  nullptr);
+  else if (c.large_unaligned_tiles)
+    xpose::detail::cuda::launch_copy_unaligned_tiles(a, c.e, true, nullptr);
   else if (c.skinny_slab_bytes > 0)
     xpose::detail::cuda::launch_copy_skinny_any_size(a, static_cast<std::size_t>(c.e), nullptr,
                                                      c.skinny_slab_bytes);
@@ -105,6 +108,24 @@ TEST(GpuCopyUnaligned, SmallSanitizerShapes) {
     const std::size_t ue = static_cast<std::size_t>(e);
     check_unaligned({301, 517, e}, 1 + e);
     check_unaligned({67, 45, e, 50, 70, 2, 67 * 50 + 3, 45 * 70 + 5, ue, 2 * ue}, 2 + e);
+  }
+}
+
+// copy_unaligned_large's policy (1-byte elements; the others keep the standard one), which the
+// dispatch takes only on matrices of 192 MiB and more, on small shapes under compute-sanitizer:
+// fewer rows than a tile, more rows than one tile (with its halo), padded rows, a strided batch at
+// misaligned pointers, destinations on 32 bytes.
+TEST(GpuCopyUnaligned, LargePolicySmallSanitizerShapes) {
+  XPOSE_REQUIRE_GPU();
+  for (int e : {1, 2}) {
+    const std::size_t ue = static_cast<std::size_t>(e);
+    for (unaligned_case c :
+         {unaligned_case{301, 517, e}, unaligned_case{1001, 259, e},
+          unaligned_case{487, 130, e, 131, 512},
+          unaligned_case{67, 45, e, 50, 70, 2, 67 * 50 + 3, 45 * 70 + 5, ue, 2 * ue}}) {
+      c.large_unaligned_tiles = true;
+      check_unaligned(c, 500 + e + c.rows);
+    }
   }
 }
 
