@@ -149,7 +149,12 @@ struct copy_unaligned_policy<8> : unaligned_policy<30, 512, 512, 2> {};
 /// level at 128 MiB (11583 x 11585 0.936-0.937 against 0.932-0.941) and behind on smaller shapes
 /// (10007 x 7001 0.902-0.912 against 0.918-0.930, 8191 x 8193 0.920-0.931 against 0.938-0.949). 14
 /// row blocks with three blocks per SM (79 registers) gained on some large shapes and lost on
-/// others (23169 x 23171 0.938-0.944, 32767 x 8193 0.903-0.906).
+/// others (23169 x 23171 0.938-0.944, 32767 x 8193 0.903-0.906). 2-byte elements: 30 row blocks
+/// (240 rows) of 128 bytes instead of 14 of 256, four blocks of 256 threads per SM (same harness,
+/// three rounds): 16383 x 8193 0.942-0.944 against 0.926-0.927, level on 11583 x 11585
+/// (0.939-0.946 against 0.937-0.942) and 8193 x 16383 (0.950-0.954 against 0.949-0.953), and on
+/// 10007 x 7001 (140 MB, below the rule) 0.940-0.946 against 0.946-0.950; 30 row blocks of 256
+/// bytes with 512 threads ran level or behind (16383 x 8193 0.932-0.935).
 constexpr std::int64_t copy_unaligned_large_bytes = std::int64_t{3} << 26;
 template <int E>
 struct copy_unaligned_large {
@@ -158,6 +163,10 @@ struct copy_unaligned_large {
 template <>
 struct copy_unaligned_large<1> {
   using policy = unaligned_policy<30, 128, 512, 2>;
+};
+template <>
+struct copy_unaligned_large<2> {
+  using policy = unaligned_policy<30, 128, 256, 4>;
 };
 /// The rows one copy_unaligned tile owns (row blocks of 16 / E rows).
 template <int E>

@@ -111,8 +111,8 @@ TEST(GpuCopyUnaligned, SmallSanitizerShapes) {
   }
 }
 
-// copy_unaligned_large's policy (1-byte elements; the others keep the standard one), which the
-// dispatch takes only on matrices of 192 MiB and more, on small shapes under compute-sanitizer:
+// copy_unaligned_large's policy (1- and 2-byte elements; the others keep the standard one), which
+// the dispatch takes only on matrices of 192 MiB and more, on small shapes under compute-sanitizer:
 // fewer rows than a tile, more rows than one tile (with its halo), padded rows, a strided batch at
 // misaligned pointers, destinations on 32 bytes.
 TEST(GpuCopyUnaligned, LargePolicySmallSanitizerShapes) {
