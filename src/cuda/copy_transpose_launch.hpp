@@ -207,15 +207,19 @@ void with_any_size(std::size_t elem_bytes, const char* kernel, F&& f) {
 }
 /// skinny_any_size: skinny matrices (a side of at most skinny_any_size_max_side, or wide ones of
 /// up to skinny_any_size_wide_max_rows rows) of elements
-/// copy_any_size takes, in slabs of about `slab_bytes` of the long side (the default is the tuned
-/// size; tests and sweeps pass others) that the blocks resident on the device loop over; a is in
-/// elements of `elem_bytes`.
+/// copy_any_size takes, in slabs of about `slab_bytes` of the long side (0: the tuned size,
+/// skinny_any_size_slab_for; tests and sweeps pass others) that the blocks resident on the
+/// device loop over; a is in elements of `elem_bytes`.
 /// skinny_any_size_chosen: the out-of-place dispatch runs it (elements of `word_bytes` words),
 /// where full_height_any_size_chosen does not take the shape, for wide shapes of fewer than
-/// full_height_any_size_least_rows rows and tall ones of at most
-/// skinny_any_size_max_side columns and
-/// skinny_any_size_tall_row_bytes bytes a row, unless the super-element kernel's aligned chunks
-/// apply (super_elements_aligned) and the short side has 32 elements or more. The launcher also
+/// full_height_any_size_least_rows rows and tall ones of at most skinny_any_size_max_side
+/// columns but where copy_any_size's column tiles would be more than 3/4 full (elements up to 12
+/// bytes, or rows of more than skinny_any_size_tall_row_bytes; such rows also need the rows of
+/// one copy_any_size tile), unless the super-element kernel's
+/// aligned chunks apply (super_elements_aligned) and the short side has 32 elements or more.
+/// skinny_any_size_slab_for: skinny_any_size_wide_slab_bytes for tall shapes of elements from 5
+/// bytes and at least skinny_any_size_wide_slab_least_cols columns, skinny_any_size_slab_bytes
+/// for the others. The launcher also
 /// takes wide shapes of up to skinny_any_size_wide_max_rows rows (3-byte elements in rows of
 /// skinny_any_size_wide_row_bytes), which the dispatch sent to it before copy_full_height took
 /// them; tests and sweeps run them.
@@ -224,13 +228,16 @@ constexpr std::int64_t skinny_any_size_tall_row_bytes = 384;
 constexpr std::int64_t skinny_any_size_wide_row_bytes = 1024;
 constexpr std::int64_t skinny_any_size_wide_max_rows = skinny_any_size_wide_row_bytes / 3;
 constexpr int skinny_any_size_slab_bytes = 24 * 1024;
+constexpr int skinny_any_size_wide_slab_bytes = 32 * 1024;
+constexpr std::int64_t skinny_any_size_wide_slab_least_cols = 31;
 bool skinny_any_size_chosen(const copy_args& a, std::size_t elem_bytes, int word_bytes);
+int skinny_any_size_slab_for(const copy_args& a, std::size_t elem_bytes);
 /// Whether elements of several words of `word_bytes` (4 or more) sit in rows that start on 16
 /// bytes (source) and 32 bytes (destination), where the super-element kernel moves aligned
 /// 16-byte chunks.
 bool super_elements_aligned(const copy_args& a, std::size_t elem_bytes, int word_bytes);
 void launch_copy_skinny_any_size(const copy_args& a, std::size_t elem_bytes, cudaStream_t stream,
-                                 int slab_bytes = skinny_any_size_slab_bytes);
+                                 int slab_bytes = 0);
 /// Elements of `words_per_element` words of `word_bytes` bytes each (12-byte elements as three
 /// 4-byte words, ...); a is in elements.
 void launch_copy_super_elements(const copy_args& a, int word_bytes, std::int64_t words_per_element,

@@ -102,8 +102,7 @@ std::string kernel_text(const stage& s) {
                "destination rows (one run when they are dense)";
       if (skinny_any_size_chosen(a, s.super_bytes, word_bytes))
         return "skinny_any_size slabs (at most " + std::to_string(skinny_any_size_max_side) +
-               " rows, or columns in rows of at most " +
-               std::to_string(skinny_any_size_tall_row_bytes) + " bytes): each " + bytes +
+               " rows or columns, copy_any_size's column tiles at most 3/4 full): each " + bytes +
                "-byte element as a run of bytes, 16-byte global accesses, elements moved four "
                "at a time between two shared-memory slabs";
       if (copy_any_size_chosen(a, s.super_bytes, word_bytes))

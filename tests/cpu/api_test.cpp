@@ -267,9 +267,8 @@ TEST(Plans, DescribeNamesTheGpuKernel) {
                             "copy_full_height"),
             std::string::npos)
       << full_tiles;
-  // Fewer than 48 rows (short, wide), or at most 64 columns in rows of at most 384 bytes:
-  // skinny_any_size; wider rows but fewer rows than copy_any_size's tile: the super-element
-  // kernel.
+  // Fewer than 48 rows (short, wide), or at most 64 columns: skinny_any_size; wider rows but
+  // fewer rows than copy_any_size's tile: the super-element kernel.
   for (const auto& [rows, cols] :
        {std::pair<std::int64_t, std::int64_t>{16, 100000}, {47, 100000}, {100000, 16}, {2, 3}}) {
     const std::string line = kernel_line(xpose::plan_copy(dense(rows, cols, 3), 0, 0, gpu));
@@ -294,6 +293,11 @@ TEST(Plans, DescribeNamesTheGpuKernel) {
   EXPECT_NE(kernel_line(xpose::plan_copy(dense(100000, 65, 3), 0, 0, gpu)).find("copy_any_size"),
             std::string::npos);
   EXPECT_NE(kernel_line(xpose::plan_copy(dense(100000, 64, 7), 0, 0, gpu)).find("copy_any_size"),
+            std::string::npos);
+  // Rows of more than 384 bytes by the same 3/4: 13-byte 40 columns (40/57) on the slabs.
+  EXPECT_NE(kernel_line(xpose::plan_copy(dense(100000, 40, 13), 0, 0, gpu)).find("skinny_any_size"),
+            std::string::npos);
+  EXPECT_NE(kernel_line(xpose::plan_copy(dense(100000, 57, 13), 0, 0, gpu)).find("copy_any_size"),
             std::string::npos);
   const std::string wide_aligned = kernel_line(xpose::plan_copy(dense(32, 100000, 12), 0, 0, gpu));
   EXPECT_NE(wide_aligned.find("kernel: copy_full_height"), std::string::npos) << wide_aligned;

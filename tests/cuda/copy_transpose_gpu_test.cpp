@@ -401,12 +401,13 @@ TEST(GpuCopyTranspose, SuperElementsOn16ByteRowsSmallSanitizerShapes) {
 // copy_full_height takes wide shapes of 48 (12-byte rows on the super-element kernel's aligned
 // chunks: 32) to 320 rows but where copy_any_size's tiles are full
 // (destination rows on sectors, two tile rows or more, 7/8 full); skinny_any_size wide shapes
-// of fewer than 48 rows and tall ones of at most 64 columns in rows of at most 384
-// bytes, not where the super-element kernel's aligned chunks apply and the short side has 32
-// elements or more, nor (elements up to 12 bytes) where the columns fill copy_any_size's column
-// tiles more than 3/4; copy_any_size other shapes with at least its tile's rows (64 for 3-6
-// bytes, 32 above) but tall ones of at most 128 columns on those aligned chunks: both sides of
-// each boundary, with and without padded rows.
+// of fewer than 48 rows and tall ones of at most 64 columns, not where the super-element
+// kernel's aligned chunks apply and the short side has 32 elements or more, nor (elements up to
+// 12 bytes, or rows of more than 384 bytes) where the columns fill copy_any_size's column tiles
+// more than 3/4, 32 KiB slabs for tall ones of 31 columns or more of elements from 5 bytes;
+// copy_any_size other shapes with at least its tile's rows (64 for 3-6 bytes, 32 above) but tall
+// ones of at most 128 columns on those aligned chunks: both sides of each boundary, with and
+// without padded rows.
 TEST(GpuCopyTranspose, AnySizeDispatchBoundaries) {
   XPOSE_REQUIRE_GPU();
   using detail::cuda::copy_any_size_chosen;
@@ -447,6 +448,22 @@ TEST(GpuCopyTranspose, AnySizeDispatchBoundaries) {
   EXPECT_FALSE(skinny_any_size_chosen(dense_args(5001, 17), 12, 1));
   EXPECT_TRUE(skinny_any_size_chosen(dense_args(5001, 17), 15, 1));
   EXPECT_TRUE(skinny_any_size_chosen(dense_args(63, 33), 3, 1));
+  // Rows of more than 384 bytes: 13-byte tiles of 19 columns 40/57 full (slabs), 57/57 and 31/38
+  // (copy_any_size), 15-byte tiles of 17 columns 40/51 (copy_any_size).
+  EXPECT_TRUE(skinny_any_size_chosen(dense_args(5001, 40), 13, 1));
+  EXPECT_FALSE(skinny_any_size_chosen(dense_args(5001, 57), 13, 1));
+  EXPECT_FALSE(skinny_any_size_chosen(dense_args(5001, 31), 13, 1));
+  EXPECT_FALSE(skinny_any_size_chosen(dense_args(5001, 40), 15, 1));
+  EXPECT_TRUE(skinny_any_size_chosen(dense_args(5001, 40), 14, 1));
+  // The slab: 32 KiB from 31 columns of elements from 5 bytes, tall shapes only.
+  using detail::cuda::skinny_any_size_slab_for;
+  EXPECT_EQ(skinny_any_size_slab_for(dense_args(5001, 31), 5), 32 * 1024);
+  EXPECT_EQ(skinny_any_size_slab_for(dense_args(5001, 30), 5), 24 * 1024);
+  EXPECT_EQ(skinny_any_size_slab_for(dense_args(5001, 31), 3), 24 * 1024);
+  EXPECT_EQ(skinny_any_size_slab_for(dense_args(31, 5001), 5), 24 * 1024);
+  for (const copy_case c : {copy_case{100003, 40, 13}, copy_case{100003, 48, 7},
+                            copy_case{100003, 31, 5}, copy_case{100003, 57, 9}})
+    check_copy(c, route::automatic, 300 + c.cols + c.e);
   // Aligned 12-byte chunks: the super-element kernel on tall shapes of at most 128 columns.
   EXPECT_FALSE(copy_any_size_chosen(dense_args(5000, 64), 12, 4));
   EXPECT_FALSE(copy_any_size_chosen(dense_args(5000, 128), 12, 4));
