@@ -162,14 +162,17 @@ std::vector<bench_case> default_cuda_cases() {
   for (const std::size_t elem : {3, 7, 15})
     add(cases, "cuda out-of-place copy_tuned", cuda, false, route::copy_tuned,
         {{64, 1000000, elem}, {1000000, 64, elem}});
-  // Skinny shapes of odd long sides (destination rows off 16 bytes) and odd short sides.
+  // Skinny shapes of odd long sides (destination rows off 16 bytes) and odd short sides; tall
+  // rows of more than 384 bytes whose copy_any_size column tiles would be at most 3/4 full.
   add(cases, "cuda out-of-place copy_tuned", cuda, false, route::copy_tuned,
       {{2000001, 17, 3},
        {1398101, 24, 3},
        {33, 1016801, 3},
        {1000001, 33, 5},
        {1000001, 48, 7},
-       {1000001, 33, 9}});
+       {1000001, 33, 9},
+       {1000001, 57, 9},
+       {1000001, 40, 13}});
   // Short, wide ones past the skinny shapes (48 to 320 rows): copy_full_height.
   add(cases, "cuda out-of-place copy_tuned", cuda, false, route::copy_tuned,
       {{65, 688297, 3},
