@@ -27,8 +27,34 @@ constexpr std::int64_t tile_budget(std::size_t elem_bytes) {
 /// registers to 256 threads, 56 to 288).
 constexpr int fewer_steps_threads = 288;
 
+/// 3- and 5-byte elements in one_step_least_rows to one_step_most_rows rows take 128-byte tile
+/// rows loaded in one step (threads: the tile's load items in whole warps, 160 to 224; five to
+/// seven blocks per SM) instead of the widest tile (512 bytes to 80 rows, 256 above), whose load
+/// takes two steps of 256 or 288 threads. On the H100 (seventeenth session, harness, L2 evicted,
+/// 128 MiB, two rounds, docs/performance.md): 3-byte 76, 84, 92, 100, 108 rows 0.917 / 0.876 /
+/// 0.928 / 0.895 / 0.930 x copy against 0.888 / 0.837 / 0.870 / 0.884 / 0.915, 5-byte 0.933 /
+/// 0.888 / 0.928 / 0.908 / 0.935 against 0.906 / 0.846 / 0.876 / 0.889 / 0.920. Outside these rows
+/// they ran behind: 116 and 124 rows (256 threads, four blocks) by 0.015-0.035, 65 rows (160
+/// threads, seven blocks) 0.85 against 0.91-0.92. 7-, 9- and 12-byte elements split (76 and 100
+/// rows ahead by 0.01-0.04, 84 and 92 behind by up to 0.01) and keep the widest tile.
+constexpr std::int64_t one_step_least_rows = 76, one_step_most_rows = 112;
+bool one_step_tile(std::int64_t rows, std::size_t elem_bytes) {
+  return (elem_bytes == 3 || elem_bytes == 5) && rows >= one_step_least_rows &&
+         rows <= one_step_most_rows;
+}
+
 template <int E, int W>
 void launch_width(const copy_args& a, cudaStream_t stream) {
+  if constexpr (W == 128 && (E == 3 || E == 5)) {
+    if (one_step_tile(a.rows, E)) {
+      const std::int64_t items = (a.rows + 3) / 4 * (W / 16);
+      if (items <= 160)
+        return launch_full_height_any_size_with<E, full_height_policy<W, 160, 7>>(a, stream);
+      if (items <= 192)
+        return launch_full_height_any_size_with<E, full_height_policy<W, 192, 6>>(a, stream);
+      return launch_full_height_any_size_with<E, full_height_policy<W, 224, 5>>(a, stream);
+    }
+  }
   if (loads_in_two_steps_of(a.rows, W, fewer_steps_threads))
     return launch_full_height_any_size_with<E, full_height_policy<W, fewer_steps_threads>>(a,
                                                                                            stream);
@@ -38,6 +64,7 @@ void launch_width(const copy_args& a, cudaStream_t stream) {
 }  // namespace
 
 int full_height_any_size_tile_width(std::int64_t rows, std::size_t elem_bytes) {
+  if (one_step_tile(rows, elem_bytes)) return 128;
   const std::int64_t padded = (rows + 7) / 8 * 8;
   for (int width = 512; width >= 64; width /= 2)
     if (width * padded <= tile_budget(elem_bytes)) return width;

@@ -140,10 +140,11 @@ void launch_copy_any_size(const copy_args& a, std::size_t elem_bytes, cudaStream
 /// full_height_any_size_tile_width gives a width (up to 640 rows of 3- and 5-byte elements, 768 of
 /// the others: the tile takes the widest of 512, 256, 128 and 64 bytes of each
 /// source row that keeps it within 40 KiB of shared memory for 3- and 5-byte elements, 48 KiB for
-/// the others). full_height_any_size_chosen: the out-of-place dispatch runs it (elements of
-/// `word_bytes` words) for wide shapes of full_height_any_size_least_rows (of
-/// full_height_any_size_least_aligned_rows where super_elements_aligned) to
-/// full_height_any_size_most_rows rows but where any_size_tiles_full.
+/// the others; 3- and 5-byte elements in 76 to 112 rows take 128 bytes, loaded in one step).
+/// full_height_any_size_chosen: the out-of-place dispatch runs it (elements of `word_bytes` words)
+/// for wide shapes of full_height_any_size_least_rows (of full_height_any_size_least_aligned_rows
+/// where super_elements_aligned) to full_height_any_size_most_rows rows but where
+/// any_size_tiles_full.
 constexpr std::int64_t full_height_any_size_least_rows = 48;
 constexpr std::int64_t full_height_any_size_least_aligned_rows = 32;
 constexpr std::int64_t full_height_any_size_most_rows = 320;

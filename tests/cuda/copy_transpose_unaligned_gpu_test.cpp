@@ -562,6 +562,16 @@ TEST(GpuCopyFullHeight, SmallSanitizerShapes) {
                     1850 + e);
     check_unaligned(full_height({130, 150, e, 0, 0, 3, 0, 0, 7, ue + 1}), 1900 + e);
   }
+  // 3- and 5-byte elements in 76 to 112 rows: 128-byte tiles loaded in one step of 160, 192 or
+  // 224 threads.
+  for (int e : {3, 5})
+    for (std::int64_t rows : {76, 84, 112}) {
+      const std::size_t ue = static_cast<std::size_t>(e);
+      check_unaligned(full_height({rows, 301, e}), 1950 + rows + e);
+      check_unaligned(full_height({rows, 203, e, 207, rows + 3, 2, rows * 207 + 3,
+                                   203 * (rows + 3) + 5, ue, 3}),
+                      2050 + rows + e);
+    }
 }
 
 // Powers of two: every row count to 200, then every 7th; the other sizes (eleven of them, each
@@ -585,7 +595,8 @@ TEST(GpuCopyFullHeight, EveryRowCount) {
 TEST(GpuCopyFullHeight, ColumnsAroundEachTileWidth) {
   XPOSE_REQUIRE_GPU();
   for (int e : full_height_sizes)
-    for (std::int64_t rows : {48, 64, 65, 96, 97, 139, 192, 193, 260, 320, 384, 385, 520}) {
+    for (std::int64_t rows :
+         {48, 64, 65, 75, 76, 96, 97, 112, 113, 139, 192, 193, 260, 320, 384, 385, 520}) {
       const std::int64_t width = full_height_width(rows, e) / e;
       for (std::int64_t cols : {width - 1, width, width + 1, 2 * width - 1, 3 * width + 5}) {
         check_unaligned(full_height({rows, cols, e}), rows * 30 + cols + e);
