@@ -218,19 +218,18 @@ void with_any_size(std::size_t elem_bytes, const char* kernel, F&& f) {
 /// bytes, or rows of more than skinny_any_size_tall_row_bytes; such rows also need the rows of
 /// one copy_any_size tile), unless the super-element kernel's
 /// aligned chunks apply (super_elements_aligned) and the short side has 32 elements or more.
-/// skinny_any_size_slab_for: skinny_any_size_wide_slab_bytes for tall shapes of elements from 5
-/// bytes and at least skinny_any_size_wide_slab_least_cols columns, skinny_any_size_slab_bytes
-/// for the others. The launcher also
-/// takes wide shapes of up to skinny_any_size_wide_max_rows rows (3-byte elements in rows of
-/// skinny_any_size_wide_row_bytes), which the dispatch sent to it before copy_full_height took
-/// them; tests and sweeps run them.
+/// skinny_any_size_slab_for: skinny_any_size_many_columns_slab_bytes for tall shapes of elements
+/// from 5 bytes and at least skinny_any_size_many_columns columns, skinny_any_size_slab_bytes for
+/// the others. The launcher also takes wide shapes of up to skinny_any_size_wide_max_rows rows
+/// (3-byte elements in rows of skinny_any_size_wide_row_bytes), which the dispatch sent to it
+/// before copy_full_height took them; tests and sweeps run them.
 constexpr std::int64_t skinny_any_size_max_side = 64;
 constexpr std::int64_t skinny_any_size_tall_row_bytes = 384;
 constexpr std::int64_t skinny_any_size_wide_row_bytes = 1024;
 constexpr std::int64_t skinny_any_size_wide_max_rows = skinny_any_size_wide_row_bytes / 3;
 constexpr int skinny_any_size_slab_bytes = 24 * 1024;
-constexpr int skinny_any_size_wide_slab_bytes = 32 * 1024;
-constexpr std::int64_t skinny_any_size_wide_slab_least_cols = 31;
+constexpr int skinny_any_size_many_columns_slab_bytes = 32 * 1024;
+constexpr std::int64_t skinny_any_size_many_columns = 31;
 bool skinny_any_size_chosen(const copy_args& a, std::size_t elem_bytes, int word_bytes);
 int skinny_any_size_slab_for(const copy_args& a, std::size_t elem_bytes);
 /// Whether elements of several words of `word_bytes` (4 or more) sit in rows that start on 16

@@ -78,8 +78,8 @@ bool skinny_any_size_chosen(const copy_args& a, std::size_t elem_bytes, int word
 // shapes (0.83-0.88 on a few rows over 384 bytes).
 int skinny_any_size_slab_for(const copy_args& a, std::size_t elem_bytes) {
   const bool tall = a.rows > a.cols;
-  return tall && elem_bytes >= 5 && a.cols >= skinny_any_size_wide_slab_least_cols
-             ? skinny_any_size_wide_slab_bytes
+  return tall && elem_bytes >= 5 && a.cols >= skinny_any_size_many_columns
+             ? skinny_any_size_many_columns_slab_bytes
              : skinny_any_size_slab_bytes;
 }
 
