@@ -31,13 +31,17 @@ struct unaligned_case {
   std::int64_t lda = 0, ldb = 0;  // 0 = dense
   std::int64_t batch = 1, src_stride = 0, dst_stride = 0;
   std::size_t src_offset = 0, dst_offset = 0;  // bytes past a 256-byte aligned allocation
-  int skinny_slab_bytes = 0;                   // > 0: skinny_any_size with slabs of this size
-  bool large_tuned_tiles = false;              // copy_tuned's kernel with copy_tuned_large's tiles
-  bool large_unaligned_tiles = false;          // copy_unaligned with copy_unaligned_large's policy
+  int skinny_slab_bytes = 0;  // > 0: skinny_any_size with slabs of this size; library_slab: its own
+  bool large_tuned_tiles = false;      // copy_tuned's kernel with copy_tuned_large's tiles
+  bool large_unaligned_tiles = false;  // copy_unaligned with copy_unaligned_large's policy
   int skinny_slabs = -1;     // >= 0: launch_copy_skinny_slabs with this detail::cuda::skinny_slabs
   bool full_height = false;  // copy_full_height
   bool full_width = false;   // copy_full_width
 };
+
+/// unaligned_case::skinny_slab_bytes for skinny_any_size with the slab its launcher picks
+/// (skinny_any_size_slab_for: 24 or 32 KiB).
+constexpr int library_slab = -1;
 
 constexpr int unaligned_element_sizes[] = {1, 2, 4, 8, 16, 3, 5, 6, 7, 9, 10, 11, 12, 13, 14, 15};
 
@@ -79,9 +83,10 @@ void check_unaligned(const unaligned_case& c, std::uint64_t seed) {
                                                  nullptr);
   else if (c.large_unaligned_tiles)
     xpose::detail::cuda::launch_copy_unaligned_tiles(a, c.e, true, nullptr);
-  else if (c.skinny_slab_bytes > 0)
-    xpose::detail::cuda::launch_copy_skinny_any_size(a, static_cast<std::size_t>(c.e), nullptr,
-                                                     c.skinny_slab_bytes);
+  else if (c.skinny_slab_bytes > 0 || c.skinny_slab_bytes == library_slab)
+    xpose::detail::cuda::launch_copy_skinny_any_size(
+        a, static_cast<std::size_t>(c.e), nullptr,
+        c.skinny_slab_bytes > 0 ? c.skinny_slab_bytes : 0);
   else if (c.e == 16)
     xpose::detail::cuda::launch_copy_sectors(a, c.e, nullptr);
   else if ((c.e & (c.e - 1)) == 0)
@@ -287,7 +292,7 @@ TEST(GpuCopySkinnyAnySize, WideSlabsOfMoreRows) {
       check_unaligned(skinny(rows, 3001, e, 4000), rows * 3 + e);
       unaligned_case padded{
           rows, 2003, e, 2011, rows + 3, 2, 2011 * rows + 5, 2003 * (rows + 3) + 7, 5, 11};
-      padded.skinny_slab_bytes = xpose::detail::cuda::skinny_any_size_slab_bytes;
+      padded.skinny_slab_bytes = library_slab;
       check_unaligned(padded, rows * 5 + e);
     }
 }
@@ -331,10 +336,10 @@ TEST(GpuCopySkinnyAnySize, PaddedNarrowRowsWithTheLibrarySlab) {
   for (int e : any_size_element_sizes)
     for (const std::int64_t side : {1, 2, 3, 8, 31}) {
       unaligned_case tall{200003, side, e, side + 1, 200005, 1, 0, 0, 5, 3};
-      tall.skinny_slab_bytes = xpose::detail::cuda::skinny_any_size_slab_bytes;
+      tall.skinny_slab_bytes = library_slab;
       check_unaligned(tall, 5000 + side + e);
       unaligned_case wide{side, 200003, e, 200005, side + 1, 1, 0, 0, 3, 5};
-      wide.skinny_slab_bytes = xpose::detail::cuda::skinny_any_size_slab_bytes;
+      wide.skinny_slab_bytes = library_slab;
       check_unaligned(wide, 6000 + side + e);
     }
 }
@@ -345,11 +350,11 @@ TEST(GpuCopySkinnyAnySize, PaddedBatchesWithTheLibrarySlab) {
     for (const std::int64_t side : {2, 7, 40}) {
       unaligned_case wide{
           side, 5003, e, 5009, side + 2, 3, side * 5009 + 11, 5003 * (side + 2) + 13, 7, 9};
-      wide.skinny_slab_bytes = xpose::detail::cuda::skinny_any_size_slab_bytes;
+      wide.skinny_slab_bytes = library_slab;
       check_unaligned(wide, 7000 + side + e);
       unaligned_case tall{5003, side, e, side + 3, 5007, 3, 5003 * (side + 3) + 5, side * 5007 + 3,
                           9,    7};
-      tall.skinny_slab_bytes = xpose::detail::cuda::skinny_any_size_slab_bytes;
+      tall.skinny_slab_bytes = library_slab;
       check_unaligned(tall, 8000 + side + e);
     }
 }
@@ -362,7 +367,7 @@ TEST(GpuCopySkinnyAnySize, RandomShapesWithTheLibrarySlab) {
     const std::int64_t side = 1 + static_cast<std::int64_t>(rng() % 64);
     const std::int64_t length = 1 + static_cast<std::int64_t>(rng() % 200000);
     unaligned_case c = i % 2 ? skinny(side, length, e, 0) : skinny(length, side, e, 0);
-    c.skinny_slab_bytes = xpose::detail::cuda::skinny_any_size_slab_bytes;
+    c.skinny_slab_bytes = library_slab;
     c.src_offset = rng() % 32;
     c.dst_offset = rng() % 32;
     check_unaligned(c, rng());
