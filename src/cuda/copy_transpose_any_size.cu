@@ -55,9 +55,26 @@ bool copy_any_size_chosen(const copy_args& a, std::size_t elem_bytes, int word_b
   return !super_elements_chosen(a, elem_bytes, word_bytes);
 }
 
+// On the H100 (eighteenth session, docs/performance.md; x copy, three rounds): 1000000 x 200 (256
+// columns covered against 210) 0.847 against 0.911 with the 42-column tiles; 1000000 x 128 (128
+// against 168) 0.904-0.914 against 0.809-0.811, 524288 x 300 (320 against 336) 0.907-0.909
+// against 0.868-0.870; 8192 x 8193 (8256 against 8232: the 1/32) 0.926-0.931 against 0.913-0.918.
+bool any_size_aligned_3_chosen(const copy_args& a) {
+  using aligned = copy_any_size_aligned_3_policy;
+  constexpr std::int64_t wide = aligned::columns, narrow = copy_any_size_policy<3>::tile_bytes / 3;
+  const std::int64_t covered_wide = (a.cols + wide - 1) / wide * wide;
+  const std::int64_t covered_narrow = (a.cols + narrow - 1) / narrow * narrow;
+  return rows_aligned(a.dst, a.ldb, a.dst_stride, a.batch, 3, 32) &&
+         32 * covered_wide <= 33 * covered_narrow;
+}
+
 void launch_copy_any_size(const copy_args& a, std::size_t elem_bytes, cudaStream_t stream) {
   with_any_size(elem_bytes, "copy_any_size", [&](auto e) {
     constexpr int E = decltype(e)::value;
+    if constexpr (E == 3) {
+      if (any_size_aligned_3_chosen(a))
+        return launch_any_size_with<E, copy_any_size_aligned_3_policy>(a, stream);
+    }
     launch_any_size_with<E, copy_any_size_policy<E>>(a, stream);
   });
 }

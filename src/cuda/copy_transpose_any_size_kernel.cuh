@@ -5,8 +5,9 @@
 // taken to Hopper's 16-byte accesses like copy_unaligned; DESIGN.md's super-elements moved as
 // runs of bytes rather than word by word).
 //
-// A tile is R source rows x C = W / E columns (a row segment of C * E <= W bytes), plus a halo of
-// ceil(31 / E) rows below it (not loaded when every destination row starts on 32 bytes), kept in
+// A tile is R source rows x C = W / E columns (a row segment of C * E <= W bytes; fewer where the
+// policy names them, any_size_columns, and the chunks past the segment are not read), plus a halo
+// of ceil(31 / E) rows below it (not loaded when every destination row starts on 32 bytes), kept in
 // shared memory column by column: a column is a run of consecutive bytes, as in the
 // destination, one element of E bytes per row.
 // Load: a warp's lanes take the W / 16 aligned 16-byte chunks that cover a row segment of 4
@@ -91,8 +92,11 @@ __host__ __device__ constexpr int elements_starting_in_chunk(int e) {
 /// from `first_row` (load_row_chunks, rows `ld` bytes apart) shifted so that the first element
 /// starting in it sits at byte 0; each element starting in the chunk goes as E words (its column's
 /// 4 rows) to byte column_start(c) + `row_offset` of `tile`, by active lanes. Every lane of the
-/// warp calls it.
-template <int E, int CHUNKS_PER_ROW, int C, bool INSIDE, class ColumnStart>
+/// warp calls it. SKIP_PAST_SEGMENT: covering chunks that hold none of the segment's C * E bytes
+/// are not read (copy_any_size, where that ran 0.003-0.01 x copy ahead on the bench's shapes of
+/// 3- to 9-byte elements; copy_full_height's tiles read them, where skipping them ran up to 0.01
+/// behind: 3-byte 92 x 486296, 5-byte 100 x 268435; eighteenth session, H100).
+template <int E, int CHUNKS_PER_ROW, int C, bool INSIDE, bool SKIP_PAST_SEGMENT, class ColumnStart>
 __device__ __forceinline__ void load_element_pieces(unsigned char* tile,
                                                     const unsigned char* first_row, std::int64_t ld,
                                                     int j, bool active, int rows_valid,
@@ -104,7 +108,8 @@ __device__ __forceinline__ void load_element_pieces(unsigned char* tile,
   // from, with a word to spare for four_bytes_at.
   constexpr int window_words = (U * E + 3) / 4 + 1;
   uint4 rows[G];
-  load_row_chunks<G, CHUNKS_PER_ROW, INSIDE>(first_row, ld, j, active, rows_valid, src_end, rows);
+  load_row_chunks<G, CHUNKS_PER_ROW, INSIDE, SKIP_PAST_SEGMENT ? C * E : 0>(
+      first_row, ld, j, active, rows_valid, src_end, rows);
   const int first = (16 * j + E - 1) / E;  // the first element starting in chunk j
   const int skip = first * E - 16 * j;     // its byte in the chunk (below E)
   unsigned window[G][window_words];
@@ -128,8 +133,8 @@ struct any_size_tile {
   static constexpr int threads = Policy::threads;
   static constexpr int R = Policy::tile_rows;  ///< rows owned by a tile
   static constexpr int W = Policy::tile_bytes;
-  static constexpr int C = W / E;  ///< tile columns
-  static constexpr int G = 4;      ///< rows a lane loads together
+  static constexpr int C = any_size_columns<Policy, E>::value;  ///< tile columns
+  static constexpr int G = 4;                                   ///< rows a lane loads together
   static constexpr int halo = (31 + E - 1) / E;
   static constexpr int smem_rows = (R + halo + G - 1) / G * G;
   static constexpr int chunks_per_row = W / 16;
@@ -179,6 +184,7 @@ struct any_size_tile {
   static_assert(E >= 3 && E <= 15 && (E & (E - 1)) != 0, "3 to 15 bytes, not a power of two");
   static_assert(chunks_per_row >= 8 && chunks_per_row <= 32 && 32 % chunks_per_row == 0,
                 "a warp loads whole rows, 8 to 32 lanes each");
+  static_assert(C * E <= W, "a row segment within the tile's chunks");
   static_assert(R * E % 32 == 0, "a tile owns whole 32-byte sectors of each destination row");
   static_assert(threads % 32 == 0, "whole warps");
   static_assert(lanes_per_column >= 2, "two lanes per column at least, for whole sectors");
@@ -199,9 +205,9 @@ struct any_size_tile {
       const int item = threadIdx.x + k * threads;
       const bool active = item < items;
       const int g = item / chunks_per_row, j = item % chunks_per_row;
-      load_element_pieces<E, chunks_per_row, C, INSIDE>(tile, src + g * G * ld, ld, j, active,
-                                                        rows_here - g * G, src_end, g * G * E,
-                                                        [](int c) { return column_start(c); });
+      load_element_pieces<E, chunks_per_row, C, INSIDE, true>(
+          tile, src + g * G * ld, ld, j, active, rows_here - g * G, src_end, g * G * E,
+          [](int c) { return column_start(c); });
     }
   }
 

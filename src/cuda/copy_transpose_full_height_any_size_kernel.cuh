@@ -77,10 +77,10 @@ struct full_height_any_size_tile {
       // Whole steps above the last row: no bounds to check (the block decides, so the warps'
       // shuffles stay converged).
       if (all_columns && step_row + rows_per_step < rows)
-        load_element_pieces<E, chunks_per_row, C, true>(tile, first_row, ld, j, active, G, src_end,
-                                                        g * G * E, column_at);
+        load_element_pieces<E, chunks_per_row, C, true, false>(tile, first_row, ld, j, active, G,
+                                                               src_end, g * G * E, column_at);
       else
-        load_element_pieces<E, chunks_per_row, C, false>(
+        load_element_pieces<E, chunks_per_row, C, false, false>(
             tile, first_row, ld, j, active, rows - g * G, src_end, g * G * E, column_at);
     }
   }

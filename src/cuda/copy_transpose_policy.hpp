@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 
 namespace xpose::detail::cuda {
 
@@ -211,5 +212,29 @@ struct copy_any_size_policy
     : tile_policy<any_size_tile_rows(E), any_size_tile_bytes(E),
                   any_size_one_step_threads(E, any_size_tile_rows(E), any_size_tile_bytes(E)), 6> {
 };
+/// copy_any_size for 3-byte elements where every destination row starts on 32 bytes (the tiles
+/// load no halo; any_size_aligned_3_chosen): 32 rows x 64 columns, 128 threads (one load step),
+/// eight blocks per SM. A row segment of 64 columns is 192 bytes (12 of the tile's 16 chunks), so
+/// on source rows that start on 16 bytes every segment does, where copy_any_size_policy<3>'s 42
+/// columns (126 bytes) start on 16 bytes one tile in eight. On the H100 (eighteenth session,
+/// docs/performance.md; `xpose bench` alternated with the previous build, three rounds, x copy):
+/// 8192 x 8192 0.943-0.946 against 0.924-0.925, 4096 x 16384 0.948 against 0.923-0.931, 16384 x
+/// 4096 0.910-0.920 against 0.895-0.903, 2048 x 32768 0.937-0.940 against 0.922-0.927, 128 x
+/// 349525 0.963-0.968 against 0.936-0.946; 16384 x 16384 0.913-0.914 against 0.917-0.918. In a
+/// scratch harness the same tiles with a halo to load (two steps) ran 0.77 on 6001 x 7001, and
+/// 192 threads with five blocks 0.78 (64 columns) and 0.88 (85 columns, which 128 threads cannot
+/// store two lanes a column): what the gain owes to the columns and what to the eight small
+/// blocks was not separated further.
+template <int R, int W, int THREADS, int MIN_BLOCKS, int COLUMNS>
+struct any_size_columns_policy : tile_policy<R, W, THREADS, MIN_BLOCKS> {
+  static constexpr int columns = COLUMNS;  ///< tile columns, fewer than W / E
+};
+using copy_any_size_aligned_3_policy = any_size_columns_policy<32, 256, 128, 8, 64>;
+/// A copy_any_size policy's tile columns: its `columns` where it names them, else W / E.
+template <class Policy, int E, class = void>
+struct any_size_columns : std::integral_constant<int, Policy::tile_bytes / E> {};
+template <class Policy, int E>
+struct any_size_columns<Policy, E, std::void_t<decltype(Policy::columns)>>
+    : std::integral_constant<int, Policy::columns> {};
 
 }  // namespace xpose::detail::cuda

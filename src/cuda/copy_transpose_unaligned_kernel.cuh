@@ -86,8 +86,10 @@ __device__ __forceinline__ uint4 shuffle_down(uint4 v, int width) {
 /// funnel-shifts the two by the row's misalignment. Every lane of the warp calls it; inactive
 /// lanes read nothing. INSIDE: every covering chunk lies before `src_end`
 /// (load_chunk_l1_l2_prefetch: the last lane's second chunk often hits its line in L1); else only
-/// rows i < rows_valid are read, and only before `src_end`.
-template <int G, int CHUNKS_PER_ROW, bool INSIDE>
+/// rows i < rows_valid are read, and only before `src_end`. SEGMENT_BYTES (0: all): the bytes of
+/// a row segment where they end before its lanes' chunks do (copy_any_size's C * E < W); covering
+/// chunks that hold none of them are not read (such lanes' rows come out zero, never stored).
+template <int G, int CHUNKS_PER_ROW, bool INSIDE, int SEGMENT_BYTES = 0>
 __device__ __forceinline__ void load_row_chunks(const unsigned char* first_row, std::int64_t ld,
                                                 int j, bool active, int rows_valid,
                                                 const unsigned char* src_end, uint4 (&rows)[G],
@@ -103,12 +105,16 @@ __device__ __forceinline__ void load_row_chunks(const unsigned char* first_row, 
     shift[i] = static_cast<int>(reinterpret_cast<std::uintptr_t>(row_start) & 15);
     const uint4* aligned = reinterpret_cast<const uint4*>(row_start - shift[i]);
     raw[i] = next_raw[i] = make_uint4(0, 0, 0, 0);
-    if (INSIDE && active) {
+    // Whether aligned chunk j, and j + 1, hold bytes of the segment ([shift, shift + bytes)).
+    const bool own = SEGMENT_BYTES == 0 || 16 * j < shift[i] + SEGMENT_BYTES;
+    const bool next =
+        shift[i] != 0 && (SEGMENT_BYTES == 0 || 16 * j + 16 < shift[i] + SEGMENT_BYTES);
+    if (INSIDE && active && own) {
       raw[i] = load_chunk_l1_l2_prefetch(aligned + j);
-      if (own_next && shift[i] != 0) next_raw[i] = load_chunk_l1_l2_prefetch(aligned + j + 1);
-    } else if (!INSIDE && active && i < rows_valid) {
+      if (own_next && next) next_raw[i] = load_chunk_l1_l2_prefetch(aligned + j + 1);
+    } else if (!INSIDE && active && own && i < rows_valid) {
       raw[i] = load_chunk_before(aligned + j, src_end);
-      if (own_next && shift[i] != 0) next_raw[i] = load_chunk_before(aligned + j + 1, src_end);
+      if (own_next && next) next_raw[i] = load_chunk_before(aligned + j + 1, src_end);
     }
   }
 #pragma unroll

@@ -464,6 +464,21 @@ TEST(GpuCopyTranspose, AnySizeDispatchBoundaries) {
   for (const copy_case c : {copy_case{100003, 40, 13}, copy_case{100003, 48, 7},
                             copy_case{100003, 31, 5}, copy_case{100003, 57, 9}})
     check_copy(c, route::automatic, 300 + c.cols + c.e);
+  // 3-byte copy_any_size on 64-column tiles: destination rows on 32 bytes, and the tiles cover
+  // at most 1/32 more columns than 42-column ones.
+  using detail::cuda::any_size_aligned_3_chosen;
+  EXPECT_TRUE(any_size_aligned_3_chosen(dense_args(8192, 8192)));
+  EXPECT_TRUE(any_size_aligned_3_chosen(dense_args(8192, 8193)));   // 8256 columns against 8232
+  EXPECT_FALSE(any_size_aligned_3_chosen(dense_args(8193, 8192)));  // rows off 32 bytes
+  EXPECT_TRUE(any_size_aligned_3_chosen(dense_args(5024, 128)));    // 128 against 168
+  EXPECT_FALSE(any_size_aligned_3_chosen(dense_args(5024, 200)));   // 256 against 210
+  EXPECT_TRUE(any_size_aligned_3_chosen(dense_args(5024, 300)));    // 320 against 336
+  auto off_sectors = dense_args(8192, 8192);
+  off_sectors.dst_stride = 8192 * 8192 + 1;
+  off_sectors.batch = 2;
+  EXPECT_FALSE(any_size_aligned_3_chosen(off_sectors));  // the second matrix's rows off 32 bytes
+  for (const copy_case c : {copy_case{5024, 128, 3}, copy_case{5024, 300, 3}})
+    check_copy(c, route::automatic, 320 + c.cols);
   // Aligned 12-byte chunks: the super-element kernel on tall shapes of at most 128 columns.
   EXPECT_FALSE(copy_any_size_chosen(dense_args(5000, 64), 12, 4));
   EXPECT_FALSE(copy_any_size_chosen(dense_args(5000, 128), 12, 4));

@@ -6,11 +6,12 @@
 // and shifted skinny slabs (copy_transpose_skinny.cu, 1-, 2-, 4-, 8- and 16-byte elements),
 // copy_full_height (copy_transpose_full_height_kernel.cuh, 1-, 2-, 4- and 8-byte elements, and
 // copy_transpose_full_height_any_size_kernel.cuh, 3 to 15 bytes), copy_full_width
-// (copy_transpose_full_width_kernel.cuh), copy_tuned's large tiles and copy_unaligned's large
-// policy on small shapes, against the host reference on random data: odd dimensions, padded rows,
-// misaligned base pointers, destination rows starting anywhere in a 32-byte sector, batches, shapes
-// smaller and larger than a tile or slab, more tile rows and matrices than the grid's y and z take;
-// poisoned destinations (gaps between rows and matrices must stay poisoned).
+// (copy_transpose_full_width_kernel.cuh), copy_tuned's large tiles, copy_unaligned's large
+// policy and copy_any_size's 64-column 3-byte policy on small shapes, against the host reference on
+// random data: odd dimensions, padded rows, misaligned base pointers, destination rows starting
+// anywhere in a 32-byte sector, batches, shapes smaller and larger than a tile or slab, more tile
+// rows and matrices than the grid's y and z take; poisoned destinations (gaps between rows and
+// matrices must stay poisoned).
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -131,6 +132,31 @@ TEST(GpuCopyUnaligned, LargePolicySmallSanitizerShapes) {
       c.large_unaligned_tiles = true;
       check_unaligned(c, 500 + e + c.rows);
     }
+  }
+}
+
+// copy_any_size's 64-column policy for 3-byte elements (copy_any_size_aligned_3_policy), which
+// the launcher takes where every destination row starts on 32 bytes, on small shapes under
+// compute-sanitizer: padded destination rows and tiles cut by both edges, fewer rows than a tile,
+// source rows on 16 bytes, a strided batch at a misaligned source.
+TEST(GpuCopyUnaligned, AnySizeAligned3PolicySmallSanitizerShapes) {
+  XPOSE_REQUIRE_GPU();
+  const unaligned_case cases[] = {
+      {301, 1000, 3, 0, 320},
+      {20, 100, 3, 0, 32},
+      {64, 128, 3, 112},
+      {96, 1000, 3, 1003, 0, 2, 96 * 1003 + 5, 1000 * 96 + 32, 7},
+  };
+  for (const unaligned_case& c : cases) {
+    xpose::detail::cuda::copy_args a;
+    a.dst = reinterpret_cast<void*>(std::uintptr_t{256} + c.dst_offset);
+    a.batch = c.batch;
+    a.rows = c.rows;
+    a.cols = c.cols;
+    a.ldb = c.ldb ? c.ldb : c.rows;
+    a.dst_stride = c.dst_stride ? c.dst_stride : c.cols * a.ldb;
+    ASSERT_TRUE(xpose::detail::cuda::any_size_aligned_3_chosen(a)) << c.rows << " x " << c.cols;
+    check_unaligned(c, 700 + c.rows);
   }
 }
 
