@@ -68,10 +68,27 @@ bool any_size_aligned_3_chosen(const copy_args& a) {
          32 * covered_wide <= 33 * covered_narrow;
 }
 
+// Same harness runs: the 64-column tiles kept 1000000 x 128 (every column of 128 against 128 of
+// 168: 0.905-0.915 against 0.884-0.885 on the tall tiles); 1000000 x 300 (300 of 320 against 300
+// of 336) went to the tall tiles (0.937-0.938 against 0.914).
+bool any_size_tall_3_chosen(const copy_args& a) {
+  constexpr std::int64_t wide = copy_any_size_aligned_3_policy::columns;
+  constexpr std::int64_t narrow = copy_any_size_tall_3_policy::tile_bytes / 3;
+  const std::int64_t covered_wide = (a.cols + wide - 1) / wide * wide;
+  const std::int64_t covered_narrow = (a.cols + narrow - 1) / narrow * narrow;
+  // cols / covered_wide - cols / covered_narrow >= 1/8: the 64-column tiles.
+  const bool wide_fill_better =
+      8 * a.cols * (covered_narrow - covered_wide) >= covered_wide * covered_narrow;
+  return rows_aligned(a.dst, a.ldb, a.dst_stride, a.batch, 3, 32) && a.rows >= 4 * a.cols &&
+         !wide_fill_better;
+}
+
 void launch_copy_any_size(const copy_args& a, std::size_t elem_bytes, cudaStream_t stream) {
   with_any_size(elem_bytes, "copy_any_size", [&](auto e) {
     constexpr int E = decltype(e)::value;
     if constexpr (E == 3) {
+      if (any_size_tall_3_chosen(a))
+        return launch_any_size_with<E, copy_any_size_tall_3_policy>(a, stream);
       if (any_size_aligned_3_chosen(a))
         return launch_any_size_with<E, copy_any_size_aligned_3_policy>(a, stream);
     }

@@ -138,6 +138,10 @@ bool super_elements_chosen(const copy_args& a, std::size_t elem_bytes, int word_
 /// destination row starts on 32 bytes, and its 64-column tiles cover at most 1/32 more columns
 /// than copy_any_size_policy<3>'s 42-column ones.
 bool any_size_aligned_3_chosen(const copy_args& a);
+/// Whether copy_any_size runs `a` (3-byte elements) with copy_any_size_tall_3_policy: every
+/// destination row starts on 32 bytes, at least four rows a column, and 42-column tiles fill
+/// their columns no less than 1/8 below 64-column ones.
+bool any_size_tall_3_chosen(const copy_args& a);
 void launch_copy_any_size(const copy_args& a, std::size_t elem_bytes, cudaStream_t stream);
 /// copy_full_height for elements copy_any_size_takes: short, wide matrices whose tile covers every
 /// row, a in elements of `elem_bytes`; rows of 16 bytes or more that

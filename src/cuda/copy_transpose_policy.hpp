@@ -230,6 +230,18 @@ struct any_size_columns_policy : tile_policy<R, W, THREADS, MIN_BLOCKS> {
   static constexpr int columns = COLUMNS;  ///< tile columns, fewer than W / E
 };
 using copy_any_size_aligned_3_policy = any_size_columns_policy<32, 256, 128, 8, 64>;
+/// copy_any_size for 3-byte elements of tall matrices (at least four rows a column) whose
+/// destination rows start on 32 bytes (any_size_tall_3_chosen): 128 rows x 42 columns (no halo
+/// to load: one step of 256 threads), four blocks per SM; destination row segments of 384 bytes
+/// instead of 96 or 192. On the H100 (eighteenth session, docs/performance.md; harness, L2
+/// evicted, x copy), against the library's tiles then (64 x 42, or 32 x 64 where
+/// copy_any_size_aligned_3_policy): 1000000 x 65 0.907-0.910 against 0.840-0.844, x 100
+/// 0.910-0.913 against 0.842-0.844, x 150 0.932 against 0.887-0.889, x 200 0.938-0.939 against
+/// 0.908, x 300 0.937-0.938 against 0.913-0.914, 32768 x 2048 0.929-0.930 against 0.909-0.911,
+/// 16384 x 4096 0.930 against 0.910-0.915; behind on 8192 x 4096 (0.922-0.924 against
+/// 0.927-0.930) and 1000000 x 128 (0.884-0.885 against 0.905-0.915 on 64 columns); 96 rows with
+/// 192 threads and five blocks ran ahead on 65 and 100 columns (0.920-0.928) and behind from 128.
+using copy_any_size_tall_3_policy = tile_policy<128, 128, 256, 4>;
 /// A copy_any_size policy's tile columns: its `columns` where it names them, else W / E.
 template <class Policy, int E, class = void>
 struct any_size_columns : std::integral_constant<int, Policy::tile_bytes / E> {};

@@ -477,7 +477,16 @@ TEST(GpuCopyTranspose, AnySizeDispatchBoundaries) {
   off_sectors.dst_stride = 8192 * 8192 + 1;
   off_sectors.batch = 2;
   EXPECT_FALSE(any_size_aligned_3_chosen(off_sectors));  // the second matrix's rows off 32 bytes
-  for (const copy_case c : {copy_case{5024, 128, 3}, copy_case{5024, 300, 3}})
+  // 128-row tiles for tall ones (four rows a column), but where 64-column tiles fill 1/8 more.
+  using detail::cuda::any_size_tall_3_chosen;
+  EXPECT_TRUE(any_size_tall_3_chosen(dense_args(5024, 300)));    // 300 of 336 against 300 of 320
+  EXPECT_TRUE(any_size_tall_3_chosen(dense_args(5024, 100)));    // 100 of 126 against 100 of 128
+  EXPECT_FALSE(any_size_tall_3_chosen(dense_args(5024, 128)));   // 128 of 168 against 128 of 128
+  EXPECT_TRUE(any_size_tall_3_chosen(dense_args(4096, 1024)));   // four rows a column
+  EXPECT_FALSE(any_size_tall_3_chosen(dense_args(4064, 1024)));  // fewer
+  EXPECT_FALSE(any_size_tall_3_chosen(dense_args(5025, 100)));   // rows off 32 bytes
+  for (const copy_case c : {copy_case{5024, 128, 3}, copy_case{5024, 300, 3},
+                            copy_case{5024, 100, 3}, copy_case{4096, 1024, 3}})
     check_copy(c, route::automatic, 320 + c.cols);
   // Aligned 12-byte chunks: the super-element kernel on tall shapes of at most 128 columns.
   EXPECT_FALSE(copy_any_size_chosen(dense_args(5000, 64), 12, 4));

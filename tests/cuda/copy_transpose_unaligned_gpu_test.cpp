@@ -7,11 +7,11 @@
 // copy_full_height (copy_transpose_full_height_kernel.cuh, 1-, 2-, 4- and 8-byte elements, and
 // copy_transpose_full_height_any_size_kernel.cuh, 3 to 15 bytes), copy_full_width
 // (copy_transpose_full_width_kernel.cuh), copy_tuned's large tiles, copy_unaligned's large
-// policy and copy_any_size's 64-column 3-byte policy on small shapes, against the host reference on
-// random data: odd dimensions, padded rows, misaligned base pointers, destination rows starting
-// anywhere in a 32-byte sector, batches, shapes smaller and larger than a tile or slab, more tile
-// rows and matrices than the grid's y and z take; poisoned destinations (gaps between rows and
-// matrices must stay poisoned).
+// policy and copy_any_size's 64-column and tall 3-byte policies on small shapes, against the host
+// reference on random data: odd dimensions, padded rows, misaligned base pointers, destination rows
+// starting anywhere in a 32-byte sector, batches, shapes smaller and larger than a tile or slab,
+// more tile rows and matrices than the grid's y and z take; poisoned destinations (gaps between
+// rows and matrices must stay poisoned).
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -157,6 +157,31 @@ TEST(GpuCopyUnaligned, AnySizeAligned3PolicySmallSanitizerShapes) {
     a.dst_stride = c.dst_stride ? c.dst_stride : c.cols * a.ldb;
     ASSERT_TRUE(xpose::detail::cuda::any_size_aligned_3_chosen(a)) << c.rows << " x " << c.cols;
     check_unaligned(c, 700 + c.rows);
+  }
+}
+
+// copy_any_size's 128-row policy for tall 3-byte matrices (copy_any_size_tall_3_policy), which
+// the launcher takes where every destination row starts on 32 bytes and there are at least four
+// rows a column, on small shapes under compute-sanitizer: padded destination rows and tiles cut by
+// both edges, fewer rows than a tile, a misaligned source, a strided batch.
+TEST(GpuCopyUnaligned, AnySizeTall3PolicySmallSanitizerShapes) {
+  XPOSE_REQUIRE_GPU();
+  const unaligned_case cases[] = {
+      {600, 100, 3, 0, 608},
+      {100, 25, 3, 0, 128},
+      {520, 130, 3, 131, 544},
+      {300, 70, 3, 73, 320, 2, 300 * 73 + 5, 70 * 320, 3},
+  };
+  for (const unaligned_case& c : cases) {
+    xpose::detail::cuda::copy_args a;
+    a.dst = reinterpret_cast<void*>(std::uintptr_t{256} + c.dst_offset);
+    a.batch = c.batch;
+    a.rows = c.rows;
+    a.cols = c.cols;
+    a.ldb = c.ldb ? c.ldb : c.rows;
+    a.dst_stride = c.dst_stride ? c.dst_stride : c.cols * a.ldb;
+    ASSERT_TRUE(xpose::detail::cuda::any_size_tall_3_chosen(a)) << c.rows << " x " << c.cols;
+    check_unaligned(c, 800 + c.rows);
   }
 }
 
