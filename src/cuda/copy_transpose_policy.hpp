@@ -241,6 +241,11 @@ using copy_any_size_aligned_3_policy = any_size_columns_policy<32, 256, 128, 8, 
 /// 16384 x 4096 0.930 against 0.910-0.915; behind on 8192 x 4096 (0.922-0.924 against
 /// 0.927-0.930) and 1000000 x 128 (0.884-0.885 against 0.905-0.915 on 64 columns); 96 rows with
 /// 192 threads and five blocks ran ahead on 65 and 100 columns (0.920-0.928) and behind from 128.
+/// In `xpose bench` (alternated with the previous build, two rounds): 1000000 x 100 0.907-0.911
+/// against 0.844-0.849, x 200 0.950 against 0.915-0.919, 16384 x 4096 0.934 against 0.914-0.920,
+/// 32768 x 2048 0.935-0.940 against 0.918-0.922, and the skinny 4000000 x 32 0.904-0.906 against
+/// 0.834-0.838 and 1000000 x 40 0.953-0.957 against 0.914-0.919 (columns filling 42-column tiles
+/// more than 3/4: copy_any_size's); 8192 x 8192 and 1000000 x 128 (not taken) level.
 using copy_any_size_tall_3_policy = tile_policy<128, 128, 256, 4>;
 /// A copy_any_size policy's tile columns: its `columns` where it names them, else W / E.
 template <class Policy, int E, class = void>
