@@ -219,12 +219,12 @@ struct copy_any_size_policy
 /// columns (126 bytes) start on 16 bytes one tile in eight. On the H100 (eighteenth session,
 /// docs/performance.md; `xpose bench` alternated with the previous build, three rounds, x copy):
 /// 8192 x 8192 0.943-0.946 against 0.924-0.925, 4096 x 16384 0.948 against 0.923-0.931, 16384 x
-/// 4096 0.910-0.920 against 0.895-0.903, 2048 x 32768 0.937-0.940 against 0.922-0.927, 128 x
-/// 349525 0.963-0.968 against 0.936-0.946; 16384 x 16384 0.913-0.914 against 0.917-0.918. In a
-/// scratch harness the same tiles with a halo to load (two steps) ran 0.77 on 6001 x 7001, and
-/// 192 threads with five blocks 0.78 (64 columns) and 0.88 (85 columns, which 128 threads cannot
-/// store two lanes a column): what the gain owes to the columns and what to the eight small
-/// blocks was not separated further.
+/// 4096 0.910-0.920 against 0.895-0.903 (copy_any_size_tall_3_policy's now), 2048 x 32768
+/// 0.937-0.940 against 0.922-0.927, 128 x 349525 0.963-0.968 against 0.936-0.946; 16384 x 16384
+/// 0.913-0.914 against 0.917-0.918. In a scratch harness the same tiles with a halo to load (two
+/// steps) ran 0.77 on 6001 x 7001, and 192 threads with five blocks 0.78 (64 columns) and 0.88 (85
+/// columns, which 128 threads cannot store two lanes a column): what the gain owes to the columns
+/// and what to the eight small blocks was not separated further.
 template <int R, int W, int THREADS, int MIN_BLOCKS, int COLUMNS>
 struct any_size_columns_policy : tile_policy<R, W, THREADS, MIN_BLOCKS> {
   static constexpr int columns = COLUMNS;  ///< tile columns, fewer than W / E

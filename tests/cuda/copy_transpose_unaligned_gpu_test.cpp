@@ -107,6 +107,19 @@ void check_unaligned(const unaligned_case& c, std::uint64_t seed) {
                     << ", full width " << c.full_width << ": first wrong byte " << at;
 }
 
+/// A case's shape and destination as a launcher's rules see them (the destination at its offset
+/// past a 256-byte aligned address; no source): for the rules on destination rows.
+xpose::detail::cuda::copy_args destination_args(const unaligned_case& c) {
+  xpose::detail::cuda::copy_args a;
+  a.dst = reinterpret_cast<void*>(std::uintptr_t{256} + c.dst_offset);
+  a.batch = c.batch;
+  a.rows = c.rows;
+  a.cols = c.cols;
+  a.ldb = c.ldb ? c.ldb : c.rows;
+  a.dst_stride = c.dst_stride ? c.dst_stride : c.cols * a.ldb;
+  return a;
+}
+
 // Few launches, small shapes: the filter compute-sanitizer runs.
 TEST(GpuCopyUnaligned, SmallSanitizerShapes) {
   XPOSE_REQUIRE_GPU();
@@ -148,14 +161,8 @@ TEST(GpuCopyUnaligned, AnySizeAligned3PolicySmallSanitizerShapes) {
       {96, 1000, 3, 1003, 0, 2, 96 * 1003 + 5, 1000 * 96 + 32, 7},
   };
   for (const unaligned_case& c : cases) {
-    xpose::detail::cuda::copy_args a;
-    a.dst = reinterpret_cast<void*>(std::uintptr_t{256} + c.dst_offset);
-    a.batch = c.batch;
-    a.rows = c.rows;
-    a.cols = c.cols;
-    a.ldb = c.ldb ? c.ldb : c.rows;
-    a.dst_stride = c.dst_stride ? c.dst_stride : c.cols * a.ldb;
-    ASSERT_TRUE(xpose::detail::cuda::any_size_aligned_3_chosen(a)) << c.rows << " x " << c.cols;
+    ASSERT_TRUE(xpose::detail::cuda::any_size_aligned_3_chosen(destination_args(c)))
+        << c.rows << " x " << c.cols;
     check_unaligned(c, 700 + c.rows);
   }
 }
@@ -173,14 +180,8 @@ TEST(GpuCopyUnaligned, AnySizeTall3PolicySmallSanitizerShapes) {
       {300, 70, 3, 73, 320, 2, 300 * 73 + 5, 70 * 320, 3},
   };
   for (const unaligned_case& c : cases) {
-    xpose::detail::cuda::copy_args a;
-    a.dst = reinterpret_cast<void*>(std::uintptr_t{256} + c.dst_offset);
-    a.batch = c.batch;
-    a.rows = c.rows;
-    a.cols = c.cols;
-    a.ldb = c.ldb ? c.ldb : c.rows;
-    a.dst_stride = c.dst_stride ? c.dst_stride : c.cols * a.ldb;
-    ASSERT_TRUE(xpose::detail::cuda::any_size_tall_3_chosen(a)) << c.rows << " x " << c.cols;
+    ASSERT_TRUE(xpose::detail::cuda::any_size_tall_3_chosen(destination_args(c)))
+        << c.rows << " x " << c.cols;
     check_unaligned(c, 800 + c.rows);
   }
 }
