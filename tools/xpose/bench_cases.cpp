@@ -173,8 +173,8 @@ std::vector<bench_case> default_cuda_cases() {
        {1000001, 33, 9},
        {1000001, 57, 9},
        {1000001, 40, 13}});
-  // Tall, narrow 3-byte shapes past the skinny ones (copy_any_size: 42-column tiles, 64-column
-  // ones where the destination rows start on 32 bytes and they fill as well).
+  // Tall, narrow 3-byte shapes past the skinny ones, destination rows on 32 bytes (copy_any_size:
+  // 128 x 42 tiles, or 32 x 64 where those fill their columns 1/8 better, as for 128 columns).
   add(cases, "cuda out-of-place copy_tuned", cuda, false, route::copy_tuned,
       {{1000000, 100, 3}, {1000000, 128, 3}});
   // Short, wide ones past the skinny shapes (48 to 320 rows): copy_full_height.
