@@ -59,26 +59,34 @@ bool copy_any_size_chosen(const copy_args& a, std::size_t elem_bytes, int word_b
 // columns covered against 210) 0.847 against 0.911 with the 42-column tiles; 1000000 x 128 (128
 // against 168) 0.904-0.914 against 0.809-0.811, 524288 x 300 (320 against 336) 0.907-0.909
 // against 0.868-0.870; 8192 x 8193 (8256 against 8232: the 1/32) 0.926-0.931 against 0.913-0.918.
+namespace {
+/// The columns that 3-byte tiles of 64 (wide) and 42 (narrow) columns cover for `a`.
+struct covered_3_columns {
+  std::int64_t wide, narrow;
+  explicit covered_3_columns(const copy_args& a) {
+    constexpr std::int64_t w = copy_any_size_aligned_3_policy::columns;
+    constexpr std::int64_t n = copy_any_size_policy<3>::tile_bytes / 3;
+    static_assert(n == copy_any_size_tall_3_policy::tile_bytes / 3, "both 42-column tiles");
+    wide = (a.cols + w - 1) / w * w;
+    narrow = (a.cols + n - 1) / n * n;
+  }
+};
+}  // namespace
+
 bool any_size_aligned_3_chosen(const copy_args& a) {
-  using aligned = copy_any_size_aligned_3_policy;
-  constexpr std::int64_t wide = aligned::columns, narrow = copy_any_size_policy<3>::tile_bytes / 3;
-  const std::int64_t covered_wide = (a.cols + wide - 1) / wide * wide;
-  const std::int64_t covered_narrow = (a.cols + narrow - 1) / narrow * narrow;
+  const covered_3_columns covered(a);
   return rows_aligned(a.dst, a.ldb, a.dst_stride, a.batch, 3, 32) &&
-         32 * covered_wide <= 33 * covered_narrow;
+         32 * covered.wide <= 33 * covered.narrow;
 }
 
 // Same harness runs: the 64-column tiles kept 1000000 x 128 (every column of 128 against 128 of
 // 168: 0.905-0.915 against 0.884-0.885 on the tall tiles); 1000000 x 300 (300 of 320 against 300
 // of 336) went to the tall tiles (0.937-0.938 against 0.914).
 bool any_size_tall_3_chosen(const copy_args& a) {
-  constexpr std::int64_t wide = copy_any_size_aligned_3_policy::columns;
-  constexpr std::int64_t narrow = copy_any_size_tall_3_policy::tile_bytes / 3;
-  const std::int64_t covered_wide = (a.cols + wide - 1) / wide * wide;
-  const std::int64_t covered_narrow = (a.cols + narrow - 1) / narrow * narrow;
-  // cols / covered_wide - cols / covered_narrow >= 1/8: the 64-column tiles.
+  const covered_3_columns covered(a);
+  // cols / covered.wide - cols / covered.narrow >= 1/8: the 64-column tiles.
   const bool wide_fill_better =
-      8 * a.cols * (covered_narrow - covered_wide) >= covered_wide * covered_narrow;
+      8 * a.cols * (covered.narrow - covered.wide) >= covered.wide * covered.narrow;
   return rows_aligned(a.dst, a.ldb, a.dst_stride, a.batch, 3, 32) && a.rows >= 4 * a.cols &&
          !wide_fill_better;
 }
