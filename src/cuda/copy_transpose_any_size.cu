@@ -55,50 +55,41 @@ bool copy_any_size_chosen(const copy_args& a, std::size_t elem_bytes, int word_b
   return !super_elements_chosen(a, elem_bytes, word_bytes);
 }
 
-// On the H100 (eighteenth session, docs/performance.md; x copy, three rounds): 1000000 x 200 (256
-// columns covered against 210) 0.847 against 0.911 with the 42-column tiles; 1000000 x 128 (128
-// against 168) 0.904-0.914 against 0.809-0.811, 524288 x 300 (320 against 336) 0.907-0.909
-// against 0.868-0.870; 8192 x 8193 (8256 against 8232: the 1/32) 0.926-0.931 against 0.913-0.918.
-namespace {
-/// The columns that 3-byte tiles of 64 (wide) and 42 (narrow) columns cover for `a`.
-struct covered_3_columns {
-  std::int64_t wide, narrow;
-  explicit covered_3_columns(const copy_args& a) {
-    constexpr std::int64_t w = copy_any_size_aligned_3_policy::columns;
-    constexpr std::int64_t n = copy_any_size_policy<3>::tile_bytes / 3;
-    static_assert(n == copy_any_size_tall_3_policy::tile_bytes / 3, "both 42-column tiles");
-    wide = (a.cols + w - 1) / w * w;
-    narrow = (a.cols + n - 1) / n * n;
-  }
-};
-}  // namespace
-
-bool any_size_aligned_3_chosen(const copy_args& a) {
-  const covered_3_columns covered(a);
-  return rows_aligned(a.dst, a.ldb, a.dst_stride, a.batch, 3, 32) &&
-         32 * covered.wide <= 33 * covered.narrow;
-}
-
-// Same harness runs: the 64-column tiles kept 1000000 x 128 (every column of 128 against 128 of
-// 168: 0.905-0.915 against 0.884-0.885 on the tall tiles); 1000000 x 300 (300 of 320 against 300
-// of 336) went to the tall tiles (0.937-0.938 against 0.914).
-bool any_size_tall_3_chosen(const copy_args& a) {
-  const covered_3_columns covered(a);
-  // cols / covered.wide - cols / covered.narrow >= 1/8: the 64-column tiles.
-  const bool wide_fill_better =
-      8 * a.cols * (covered.narrow - covered.wide) >= covered.wide * covered.narrow;
-  return rows_aligned(a.dst, a.ldb, a.dst_stride, a.batch, 3, 32) && a.rows >= 4 * a.cols &&
-         !wide_fill_better;
+// On the H100 (eighteenth and nineteenth sessions, docs/performance.md; x copy): 64-column tiles
+// on 1000000 x 128 (all of 128 columns against 128 of 168) 0.904-0.917 against 0.887-0.888 on
+// 128 x 42 and 0.909-0.911 on 96 x 42; on 1000000 x 200 (200 of 256 against 200 of 210) 0.847
+// against 0.911. Between 128 and 96 rows the fill of 128 x 42 tiles (rows and columns) decides:
+// at 0.83 and below 96 rows ran up to 0.035 ahead, at 0.87 and above up to 0.015 behind.
+any_size_3_tiles any_size_3_tiles_for(const copy_args& a) {
+  if (!rows_aligned(a.dst, a.ldb, a.dst_stride, a.batch, 3, 32)) return any_size_3_tiles::standard;
+  constexpr std::int64_t wide = copy_any_size_3_columns_64_policy::columns;
+  constexpr std::int64_t narrow = copy_any_size_3_rows_128_policy::tile_bytes / 3;
+  constexpr std::int64_t tall = copy_any_size_3_rows_128_policy::tile_rows;
+  static_assert(narrow == copy_any_size_3_rows_96_policy::tile_bytes / 3, "both 42 columns");
+  const std::int64_t covered_wide = (a.cols + wide - 1) / wide * wide;
+  const std::int64_t covered_narrow = (a.cols + narrow - 1) / narrow * narrow;
+  // cols / covered_wide - cols / covered_narrow >= 1/8
+  if (8 * a.cols * (covered_narrow - covered_wide) >= covered_wide * covered_narrow)
+    return any_size_3_tiles::columns_64;
+  const double fill = static_cast<double>(a.rows) / rows_in_whole_tiles(a.rows, tall) *
+                      static_cast<double>(a.cols) / static_cast<double>(covered_narrow);
+  return fill >= 0.85 ? any_size_3_tiles::rows_128 : any_size_3_tiles::rows_96;
 }
 
 void launch_copy_any_size(const copy_args& a, std::size_t elem_bytes, cudaStream_t stream) {
   with_any_size(elem_bytes, "copy_any_size", [&](auto e) {
     constexpr int E = decltype(e)::value;
     if constexpr (E == 3) {
-      if (any_size_tall_3_chosen(a))
-        return launch_any_size_with<E, copy_any_size_tall_3_policy>(a, stream);
-      if (any_size_aligned_3_chosen(a))
-        return launch_any_size_with<E, copy_any_size_aligned_3_policy>(a, stream);
+      switch (any_size_3_tiles_for(a)) {
+        case any_size_3_tiles::rows_128:
+          return launch_any_size_with<E, copy_any_size_3_rows_128_policy>(a, stream);
+        case any_size_3_tiles::rows_96:
+          return launch_any_size_with<E, copy_any_size_3_rows_96_policy>(a, stream);
+        case any_size_3_tiles::columns_64:
+          return launch_any_size_with<E, copy_any_size_3_columns_64_policy>(a, stream);
+        case any_size_3_tiles::standard:
+          break;
+      }
     }
     launch_any_size_with<E, copy_any_size_policy<E>>(a, stream);
   });

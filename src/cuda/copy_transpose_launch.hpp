@@ -134,14 +134,12 @@ bool any_size_tiles_full(const copy_args& a, std::size_t elem_bytes);
 /// copy_any_size would otherwise take: tall ones of at most super_elements_most_cols columns.
 constexpr std::int64_t super_elements_most_cols = 128;
 bool super_elements_chosen(const copy_args& a, std::size_t elem_bytes, int word_bytes);
-/// Whether copy_any_size runs `a` (3-byte elements) with copy_any_size_aligned_3_policy: every
-/// destination row starts on 32 bytes, and its 64-column tiles cover at most 1/32 more columns
-/// than copy_any_size_policy<3>'s 42-column ones.
-bool any_size_aligned_3_chosen(const copy_args& a);
-/// Whether copy_any_size runs `a` (3-byte elements) with copy_any_size_tall_3_policy: every
-/// destination row starts on 32 bytes, at least four rows a column, and 42-column tiles fill
-/// their columns no less than 1/8 below 64-column ones.
-bool any_size_tall_3_chosen(const copy_args& a);
+/// The tiles copy_any_size takes for 3-byte elements (copy_transpose_policy.hpp): where a
+/// destination row starts off 32 bytes, copy_any_size_policy<3>'s (with a halo); else 32 x 64
+/// where 64-column tiles fill the columns at least 1/8 better than 42-column ones, 128 x 42 where
+/// those tiles are at least 0.85 full, 96 x 42 where they are less.
+enum class any_size_3_tiles { standard, columns_64, rows_128, rows_96 };
+any_size_3_tiles any_size_3_tiles_for(const copy_args& a);
 void launch_copy_any_size(const copy_args& a, std::size_t elem_bytes, cudaStream_t stream);
 /// copy_full_height for elements copy_any_size_takes: short, wide matrices whose tile covers every
 /// row, a in elements of `elem_bytes`; rows of 16 bytes or more that

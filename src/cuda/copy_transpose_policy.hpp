@@ -212,41 +212,33 @@ struct copy_any_size_policy
     : tile_policy<any_size_tile_rows(E), any_size_tile_bytes(E),
                   any_size_one_step_threads(E, any_size_tile_rows(E), any_size_tile_bytes(E)), 6> {
 };
-/// copy_any_size for 3-byte elements where every destination row starts on 32 bytes (the tiles
-/// load no halo; any_size_aligned_3_chosen): 32 rows x 64 columns, 128 threads (one load step),
-/// eight blocks per SM. A row segment of 64 columns is 192 bytes (12 of the tile's 16 chunks), so
-/// on source rows that start on 16 bytes every segment does, where copy_any_size_policy<3>'s 42
-/// columns (126 bytes) start on 16 bytes one tile in eight. On the H100 (eighteenth session,
-/// docs/performance.md; `xpose bench` alternated with the previous build, three rounds, x copy):
-/// 8192 x 8192 0.943-0.946 against 0.924-0.925, 4096 x 16384 0.948 against 0.923-0.931, 16384 x
-/// 4096 0.910-0.920 against 0.895-0.903 (copy_any_size_tall_3_policy's now), 2048 x 32768
-/// 0.937-0.940 against 0.922-0.927, 128 x 349525 0.963-0.968 against 0.936-0.946; 16384 x 16384
-/// 0.913-0.914 against 0.917-0.918. In a scratch harness the same tiles with a halo to load (two
-/// steps) ran 0.77 on 6001 x 7001, and 192 threads with five blocks 0.78 (64 columns) and 0.88 (85
-/// columns, which 128 threads cannot store two lanes a column): what the gain owes to the columns
-/// and what to the eight small blocks was not separated further.
 template <int R, int W, int THREADS, int MIN_BLOCKS, int COLUMNS>
 struct any_size_columns_policy : tile_policy<R, W, THREADS, MIN_BLOCKS> {
   static constexpr int columns = COLUMNS;  ///< tile columns, fewer than W / E
 };
-using copy_any_size_aligned_3_policy = any_size_columns_policy<32, 256, 128, 8, 64>;
-/// copy_any_size for 3-byte elements of tall matrices (at least four rows a column) whose
-/// destination rows start on 32 bytes (any_size_tall_3_chosen): 128 rows x 42 columns (no halo
-/// to load: one step of 256 threads), four blocks per SM; destination row segments of 384 bytes
-/// instead of 96 or 192. On the H100 (eighteenth session, docs/performance.md; harness, L2
-/// evicted, x copy), against the library's tiles then (64 x 42, or 32 x 64 where
-/// copy_any_size_aligned_3_policy): 1000000 x 65 0.907-0.910 against 0.840-0.844, x 100
-/// 0.910-0.913 against 0.842-0.844, x 150 0.932 against 0.887-0.889, x 200 0.938-0.939 against
-/// 0.908, x 300 0.937-0.938 against 0.913-0.914, 32768 x 2048 0.929-0.930 against 0.909-0.911,
-/// 16384 x 4096 0.930 against 0.910-0.915; behind on 8192 x 4096 (0.922-0.924 against
-/// 0.927-0.930) and 1000000 x 128 (0.884-0.885 against 0.905-0.915 on 64 columns); 96 rows with
-/// 192 threads and five blocks ran ahead on 65 and 100 columns (0.920-0.928) and behind from 128.
-/// In `xpose bench` (alternated with the previous build, two rounds): 1000000 x 100 0.907-0.911
-/// against 0.844-0.849, x 200 0.950 against 0.915-0.919, 16384 x 4096 0.934 against 0.914-0.920,
-/// 32768 x 2048 0.935-0.940 against 0.918-0.922, and the skinny 4000000 x 32 0.904-0.906 against
-/// 0.834-0.838 and 1000000 x 40 0.953-0.957 against 0.914-0.919 (columns filling 42-column tiles
-/// more than 3/4: copy_any_size's); 8192 x 8192 and 1000000 x 128 (not taken) level.
-using copy_any_size_tall_3_policy = tile_policy<128, 128, 256, 4>;
+/// copy_any_size's tiles for 3-byte elements where every destination row starts on 32 bytes (the
+/// tiles load no halo: one load step), which any_size_3_tiles_for picks between:
+/// - 128 rows x 42 columns, 256 threads, four blocks per SM (destination row segments of 384
+///   bytes), wherever those tiles are at least 0.85 full;
+/// - 96 rows x 42 columns, 192 threads, five blocks per SM, where they are less full;
+/// - 32 rows x 64 columns, 128 threads, eight blocks per SM, where 64-column tiles fill the
+///   columns at least 1/8 better than 42-column ones (128 columns: all of 128 against 128 of 168).
+/// On the H100 (nineteenth session, docs/performance.md; scratch harness, L2 evicted, x copy, two
+/// rounds): 128 rows against 32 x 64 (the choice of the eighteenth session for all but tall
+/// shapes) 16384 x 16384 0.936-0.938 against 0.912-0.914, 12288 x 12288 0.950 against
+/// 0.927-0.928, 16384 x 8192 0.935-0.936 against 0.913-0.916, 16384 x 8191 0.922-0.923 against
+/// 0.900-0.901, 8192 x 8193 0.937-0.944 against 0.927-0.931, 4096 x 16385 0.942-0.943 against
+/// 0.929-0.930, 128 x 699050 0.967-0.970 against 0.952-0.956, 512 x 174762 0.973 against
+/// 0.960-0.961; level on 8192 x 8192, 4096 x 16384, 8192 x 16384, 16384 x 16383, and behind on 8192
+/// x 4096 (0.924-0.928 against 0.928-0.929). 96 rows where 128-row tiles are under 0.85 full:
+/// 1000000 x 65 (0.77) 0.926-0.929 against 0.909-0.913, x 90 (0.71) 0.903-0.905 against
+/// 0.868-0.870, x 100 (0.79) 0.921-0.923 against 0.910-0.912, 192 x 466033 (0.75) 0.959-0.961
+/// against 0.903-0.904 (and 32 x 64's 0.957), 320 x 279620 (0.83) 0.965-0.966 against 0.957; behind
+/// from 0.87 full (1000000 x 110 0.930-0.932 against 0.933-0.935, x 150 0.924-0.925 against
+/// 0.933-0.934).
+using copy_any_size_3_rows_128_policy = tile_policy<128, 128, 256, 4>;
+using copy_any_size_3_rows_96_policy = tile_policy<96, 128, 192, 5>;
+using copy_any_size_3_columns_64_policy = any_size_columns_policy<32, 256, 128, 8, 64>;
 /// A copy_any_size policy's tile columns: its `columns` where it names them, else W / E.
 template <class Policy, int E, class = void>
 struct any_size_columns : std::integral_constant<int, Policy::tile_bytes / E> {};

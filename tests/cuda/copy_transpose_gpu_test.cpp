@@ -464,27 +464,27 @@ TEST(GpuCopyTranspose, AnySizeDispatchBoundaries) {
   for (const copy_case c : {copy_case{100003, 40, 13}, copy_case{100003, 48, 7},
                             copy_case{100003, 31, 5}, copy_case{100003, 57, 9}})
     check_copy(c, route::automatic, 300 + c.cols + c.e);
-  // 3-byte copy_any_size on 64-column tiles: destination rows on 32 bytes, and the tiles cover
-  // at most 1/32 more columns than 42-column ones.
-  using detail::cuda::any_size_aligned_3_chosen;
-  EXPECT_TRUE(any_size_aligned_3_chosen(dense_args(8192, 8192)));
-  EXPECT_TRUE(any_size_aligned_3_chosen(dense_args(8192, 8193)));   // 8256 columns against 8232
-  EXPECT_FALSE(any_size_aligned_3_chosen(dense_args(8193, 8192)));  // rows off 32 bytes
-  EXPECT_TRUE(any_size_aligned_3_chosen(dense_args(5024, 128)));    // 128 against 168
-  EXPECT_FALSE(any_size_aligned_3_chosen(dense_args(5024, 200)));   // 256 against 210
-  EXPECT_TRUE(any_size_aligned_3_chosen(dense_args(5024, 300)));    // 320 against 336
+  // 3-byte copy_any_size's tiles where destination rows start on 32 bytes: 32 x 64 where those
+  // fill the columns 1/8 better than 42-column ones, else 128 x 42 at least 0.85 full, else 96
+  // x 42.
+  using detail::cuda::any_size_3_tiles;
+  using detail::cuda::any_size_3_tiles_for;
+  EXPECT_EQ(any_size_3_tiles_for(dense_args(8193, 8192)), any_size_3_tiles::standard);
   auto off_sectors = dense_args(8192, 8192);
   off_sectors.dst_stride = 8192 * 8192 + 1;
   off_sectors.batch = 2;
-  EXPECT_FALSE(any_size_aligned_3_chosen(off_sectors));  // the second matrix's rows off 32 bytes
-  // 128-row tiles for tall ones (four rows a column), but where 64-column tiles fill 1/8 more.
-  using detail::cuda::any_size_tall_3_chosen;
-  EXPECT_TRUE(any_size_tall_3_chosen(dense_args(5024, 300)));    // 300 of 336 against 300 of 320
-  EXPECT_TRUE(any_size_tall_3_chosen(dense_args(5024, 100)));    // 100 of 126 against 100 of 128
-  EXPECT_FALSE(any_size_tall_3_chosen(dense_args(5024, 128)));   // 128 of 168 against 128 of 128
-  EXPECT_TRUE(any_size_tall_3_chosen(dense_args(4096, 1024)));   // four rows a column
-  EXPECT_FALSE(any_size_tall_3_chosen(dense_args(4064, 1024)));  // fewer
-  EXPECT_FALSE(any_size_tall_3_chosen(dense_args(5025, 100)));   // rows off 32 bytes
+  EXPECT_EQ(any_size_3_tiles_for(off_sectors), any_size_3_tiles::standard);  // second matrix's
+  EXPECT_EQ(any_size_3_tiles_for(dense_args(8192, 8192)), any_size_3_tiles::rows_128);
+  EXPECT_EQ(any_size_3_tiles_for(dense_args(8192, 8193)), any_size_3_tiles::rows_128);
+  EXPECT_EQ(any_size_3_tiles_for(dense_args(5024, 128)), any_size_3_tiles::columns_64);  // 1 : 0.76
+  EXPECT_EQ(any_size_3_tiles_for(dense_args(5024, 127)), any_size_3_tiles::columns_64);
+  EXPECT_EQ(any_size_3_tiles_for(dense_args(5024, 126)), any_size_3_tiles::rows_128);  // 0.98
+  EXPECT_EQ(any_size_3_tiles_for(dense_args(5024, 200)), any_size_3_tiles::rows_128);  // 0.95
+  EXPECT_EQ(any_size_3_tiles_for(dense_args(5024, 300)), any_size_3_tiles::rows_128);  // 0.88
+  EXPECT_EQ(any_size_3_tiles_for(dense_args(5024, 100)), any_size_3_tiles::rows_96);   // 0.78
+  // The fill counts rows too: 0.85 is 435.2 of 512 rows (full columns).
+  EXPECT_EQ(any_size_3_tiles_for(dense_args(416, 8400)), any_size_3_tiles::rows_96);
+  EXPECT_EQ(any_size_3_tiles_for(dense_args(448, 8400)), any_size_3_tiles::rows_128);
   for (const copy_case c : {copy_case{5024, 128, 3}, copy_case{5024, 300, 3},
                             copy_case{5024, 100, 3}, copy_case{4096, 1024, 3}})
     check_copy(c, route::automatic, 320 + c.cols);

@@ -7,7 +7,7 @@
 // copy_full_height (copy_transpose_full_height_kernel.cuh, 1-, 2-, 4- and 8-byte elements, and
 // copy_transpose_full_height_any_size_kernel.cuh, 3 to 15 bytes), copy_full_width
 // (copy_transpose_full_width_kernel.cuh), copy_tuned's large tiles, copy_unaligned's large
-// policy and copy_any_size's 64-column and tall 3-byte policies on small shapes, against the host
+// policy and copy_any_size's 3-byte tiles on small shapes, against the host
 // reference on random data: odd dimensions, padded rows, misaligned base pointers, destination rows
 // starting anywhere in a 32-byte sector, batches, shapes smaller and larger than a tile or slab,
 // more tile rows and matrices than the grid's y and z take; poisoned destinations (gaps between
@@ -148,41 +148,35 @@ TEST(GpuCopyUnaligned, LargePolicySmallSanitizerShapes) {
   }
 }
 
-// copy_any_size's 64-column policy for 3-byte elements (copy_any_size_aligned_3_policy), which
-// the launcher takes where every destination row starts on 32 bytes, on small shapes under
-// compute-sanitizer: padded destination rows and tiles cut by both edges, fewer rows than a tile,
-// source rows on 16 bytes, a strided batch at a misaligned source.
-TEST(GpuCopyUnaligned, AnySizeAligned3PolicySmallSanitizerShapes) {
+// copy_any_size's three tiles for 3-byte elements on destination rows that start on 32 bytes
+// (copy_any_size_3_rows_128_policy, _rows_96_policy, _columns_64_policy; any_size_3_tiles_for picks
+// them), on small shapes under compute-sanitizer: padded destination rows and tiles cut by both
+// edges, fewer rows than a tile, source rows on 16 bytes and off, strided batches at a misaligned
+// source.
+TEST(GpuCopyUnaligned, AnySize3TilesSmallSanitizerShapes) {
   XPOSE_REQUIRE_GPU();
-  const unaligned_case cases[] = {
-      {301, 1000, 3, 0, 320},
-      {20, 100, 3, 0, 32},
-      {64, 128, 3, 112},
-      {96, 1000, 3, 1003, 0, 2, 96 * 1003 + 5, 1000 * 96 + 32, 7},
+  using xpose::detail::cuda::any_size_3_tiles;
+  const struct {
+    unaligned_case c;
+    any_size_3_tiles tiles;
+  } cases[] = {
+      {{600, 120, 3, 0, 608}, any_size_3_tiles::rows_128},
+      {{120, 40, 3, 0, 128}, any_size_3_tiles::rows_128},
+      {{1000, 160, 3, 163, 1024}, any_size_3_tiles::rows_128},
+      {{250, 82, 3, 85, 256, 2, 250 * 85 + 5, 82 * 256, 3}, any_size_3_tiles::rows_128},
+      {{600, 100, 3, 0, 608}, any_size_3_tiles::rows_96},
+      {{80, 30, 3, 0, 96}, any_size_3_tiles::rows_96},
+      {{520, 130, 3, 131, 544}, any_size_3_tiles::rows_96},
+      {{300, 70, 3, 73, 320, 2, 300 * 73 + 5, 70 * 320, 3}, any_size_3_tiles::rows_96},
+      {{301, 128, 3, 0, 320}, any_size_3_tiles::columns_64},
+      {{20, 64, 3, 0, 32}, any_size_3_tiles::columns_64},
+      {{64, 128, 3, 112}, any_size_3_tiles::columns_64},
+      {{96, 128, 3, 131, 0, 2, 96 * 131 + 5, 128 * 96 + 32, 7}, any_size_3_tiles::columns_64},
   };
-  for (const unaligned_case& c : cases) {
-    ASSERT_TRUE(xpose::detail::cuda::any_size_aligned_3_chosen(destination_args(c)))
+  for (const auto& [c, tiles] : cases) {
+    ASSERT_EQ(xpose::detail::cuda::any_size_3_tiles_for(destination_args(c)), tiles)
         << c.rows << " x " << c.cols;
     check_unaligned(c, 700 + c.rows);
-  }
-}
-
-// copy_any_size's 128-row policy for tall 3-byte matrices (copy_any_size_tall_3_policy), which
-// the launcher takes where every destination row starts on 32 bytes and there are at least four
-// rows a column, on small shapes under compute-sanitizer: padded destination rows and tiles cut by
-// both edges, fewer rows than a tile, a misaligned source, a strided batch.
-TEST(GpuCopyUnaligned, AnySizeTall3PolicySmallSanitizerShapes) {
-  XPOSE_REQUIRE_GPU();
-  const unaligned_case cases[] = {
-      {600, 100, 3, 0, 608},
-      {100, 25, 3, 0, 128},
-      {520, 130, 3, 131, 544},
-      {300, 70, 3, 73, 320, 2, 300 * 73 + 5, 70 * 320, 3},
-  };
-  for (const unaligned_case& c : cases) {
-    ASSERT_TRUE(xpose::detail::cuda::any_size_tall_3_chosen(destination_args(c)))
-        << c.rows << " x " << c.cols;
-    check_unaligned(c, 800 + c.rows);
   }
 }
 

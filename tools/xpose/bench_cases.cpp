@@ -173,10 +173,11 @@ std::vector<bench_case> default_cuda_cases() {
        {1000001, 33, 9},
        {1000001, 57, 9},
        {1000001, 40, 13}});
-  // Tall, narrow 3-byte shapes past the skinny ones, destination rows on 32 bytes (copy_any_size:
-  // 128 x 42 tiles, or 32 x 64 where those fill their columns 1/8 better, as for 128 columns).
+  // 3-byte shapes on destination rows on 32 bytes, each of copy_any_size's tiles for them: tall,
+  // narrow ones past the skinny shapes (96 x 42 tiles 0.79 full; 32 x 64 ones, which fill 128
+  // columns 1/8 better than 42-column ones), large squares and odd columns (128 x 42).
   add(cases, "cuda out-of-place copy_tuned", cuda, false, route::copy_tuned,
-      {{1000000, 100, 3}, {1000000, 128, 3}});
+      {{1000000, 100, 3}, {1000000, 128, 3}, {16384, 16384, 3}, {8192, 8193, 3}});
   // Short, wide ones past the skinny shapes (48 to 320 rows): copy_full_height.
   add(cases, "cuda out-of-place copy_tuned", cuda, false, route::copy_tuned,
       {{65, 688297, 3},
