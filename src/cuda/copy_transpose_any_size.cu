@@ -76,6 +76,13 @@ any_size_3_tiles any_size_3_tiles_for(const copy_args& a) {
   return fill >= 0.85 ? any_size_3_tiles::rows_128 : any_size_3_tiles::rows_96;
 }
 
+// On the H100 (nineteenth session, docs/performance.md): at 3 rows a column the tall tiles ran
+// 0.003-0.014 ahead for every size from 5 to 15 bytes, at 2 between 0.007 behind and 0.008 ahead.
+bool any_size_tall_chosen(const copy_args& a, std::size_t elem_bytes) {
+  return elem_bytes != 3 && copy_any_size_takes(elem_bytes) && a.rows >= 3 * a.cols &&
+         rows_aligned(a.dst, a.ldb, a.dst_stride, a.batch, static_cast<int>(elem_bytes), 32);
+}
+
 void launch_copy_any_size(const copy_args& a, std::size_t elem_bytes, cudaStream_t stream) {
   with_any_size(elem_bytes, "copy_any_size", [&](auto e) {
     constexpr int E = decltype(e)::value;
@@ -90,6 +97,8 @@ void launch_copy_any_size(const copy_args& a, std::size_t elem_bytes, cudaStream
         case any_size_3_tiles::standard:
           break;
       }
+    } else if (any_size_tall_chosen(a, E)) {
+      return launch_any_size_with<E, copy_any_size_tall_policy<E>>(a, stream);
     }
     launch_any_size_with<E, copy_any_size_policy<E>>(a, stream);
   });

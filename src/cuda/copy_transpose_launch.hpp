@@ -140,6 +140,9 @@ bool super_elements_chosen(const copy_args& a, std::size_t elem_bytes, int word_
 /// those tiles are at least 0.85 full, 96 x 42 where they are less.
 enum class any_size_3_tiles { standard, columns_64, rows_128, rows_96 };
 any_size_3_tiles any_size_3_tiles_for(const copy_args& a);
+/// Whether copy_any_size runs `a` (elements of 5 to 15 bytes that are not powers of two) with
+/// copy_any_size_tall_policy: at least three rows a column, every destination row on 32 bytes.
+bool any_size_tall_chosen(const copy_args& a, std::size_t elem_bytes);
 void launch_copy_any_size(const copy_args& a, std::size_t elem_bytes, cudaStream_t stream);
 /// copy_full_height for elements copy_any_size_takes: short, wide matrices whose tile covers every
 /// row, a in elements of `elem_bytes`; rows of 16 bytes or more that

@@ -488,6 +488,17 @@ TEST(GpuCopyTranspose, AnySizeDispatchBoundaries) {
   for (const copy_case c : {copy_case{5024, 128, 3}, copy_case{5024, 300, 3},
                             copy_case{5024, 100, 3}, copy_case{4096, 1024, 3}})
     check_copy(c, route::automatic, 320 + c.cols);
+  // copy_any_size's tall tiles from 5 bytes: three rows a column, destination rows on 32 bytes.
+  using detail::cuda::any_size_tall_chosen;
+  EXPECT_TRUE(any_size_tall_chosen(dense_args(3072, 1024), 5));
+  EXPECT_FALSE(any_size_tall_chosen(dense_args(3040, 1024), 5));  // fewer rows a column
+  EXPECT_FALSE(any_size_tall_chosen(dense_args(3073, 1024), 5));  // rows off 32 bytes
+  EXPECT_TRUE(any_size_tall_chosen(dense_args(3088, 1024), 6));   // 3088 * 6 bytes on 32
+  EXPECT_FALSE(any_size_tall_chosen(dense_args(3088, 1024), 7));  // 3088 * 7 bytes off
+  EXPECT_FALSE(any_size_tall_chosen(dense_args(3072, 1024), 3));  // any_size_3_tiles_for's
+  for (const copy_case c : {copy_case{3072, 1024, 5}, copy_case{20000, 100, 7},
+                            copy_case{20000, 64, 15}, copy_case{3008, 700, 11}})
+    check_copy(c, route::automatic, 340 + c.cols + c.e);
   // Aligned 12-byte chunks: the super-element kernel on tall shapes of at most 128 columns.
   EXPECT_FALSE(copy_any_size_chosen(dense_args(5000, 64), 12, 4));
   EXPECT_FALSE(copy_any_size_chosen(dense_args(5000, 128), 12, 4));

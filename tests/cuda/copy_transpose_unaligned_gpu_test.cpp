@@ -7,7 +7,7 @@
 // copy_full_height (copy_transpose_full_height_kernel.cuh, 1-, 2-, 4- and 8-byte elements, and
 // copy_transpose_full_height_any_size_kernel.cuh, 3 to 15 bytes), copy_full_width
 // (copy_transpose_full_width_kernel.cuh), copy_tuned's large tiles, copy_unaligned's large
-// policy and copy_any_size's 3-byte tiles on small shapes, against the host
+// policy and copy_any_size's 3-byte and tall tiles on small shapes, against the host
 // reference on random data: odd dimensions, padded rows, misaligned base pointers, destination rows
 // starting anywhere in a 32-byte sector, batches, shapes smaller and larger than a tile or slab,
 // more tile rows and matrices than the grid's y and z take; poisoned destinations (gaps between
@@ -177,6 +177,29 @@ TEST(GpuCopyUnaligned, AnySize3TilesSmallSanitizerShapes) {
     ASSERT_EQ(xpose::detail::cuda::any_size_3_tiles_for(destination_args(c)), tiles)
         << c.rows << " x " << c.cols;
     check_unaligned(c, 700 + c.rows);
+  }
+}
+
+// copy_any_size's tall tiles for elements of 5 to 15 bytes (copy_any_size_tall_policy: 128 rows
+// to 6 bytes, 64 from 7), which the launcher takes where every destination row starts on 32 bytes
+// and there are at least three rows a column, on small shapes under compute-sanitizer: padded
+// destination rows and tiles cut by both edges, fewer rows than a tile, a misaligned source, a
+// strided batch.
+TEST(GpuCopyUnaligned, AnySizeTallPolicySmallSanitizerShapes) {
+  XPOSE_REQUIRE_GPU();
+  for (int e : {5, 6, 7, 9, 10, 11, 12, 13, 14, 15}) {
+    const std::size_t ue = static_cast<std::size_t>(e);
+    for (const unaligned_case& c : {
+             unaligned_case{600, 103, e, 0, 608},
+             unaligned_case{100, 30, e, 0, 128},
+             unaligned_case{50, 16, e, 0, 64},
+             unaligned_case{520, 130, e, 131, 544},
+             unaligned_case{300, 70, e, 73, 320, 2, 300 * 73 + 5, 70 * 320, 3 * ue},
+         }) {
+      ASSERT_TRUE(xpose::detail::cuda::any_size_tall_chosen(destination_args(c), ue))
+          << c.rows << " x " << c.cols << " of " << e << " bytes";
+      check_unaligned(c, 900 + c.rows + e);
+    }
   }
 }
 

@@ -178,6 +178,10 @@ std::vector<bench_case> default_cuda_cases() {
   // columns 1/8 better than 42-column ones), large squares and odd columns (128 x 42).
   add(cases, "cuda out-of-place copy_tuned", cuda, false, route::copy_tuned,
       {{1000000, 100, 3}, {1000000, 128, 3}, {16384, 16384, 3}, {8192, 8193, 3}});
+  // Tall, narrow ones of larger elements, destination rows on 32 bytes (copy_any_size's tall
+  // tiles).
+  add(cases, "cuda out-of-place copy_tuned", cuda, false, route::copy_tuned,
+      {{1000000, 65, 5}, {700000, 100, 11}});
   // Short, wide ones past the skinny shapes (48 to 320 rows): copy_full_height.
   add(cases, "cuda out-of-place copy_tuned", cuda, false, route::copy_tuned,
       {{65, 688297, 3},
