@@ -245,15 +245,15 @@ using copy_any_size_3_columns_64_policy = any_size_columns_policy<32, 256, 128, 
 /// elements and 64 from 7 bytes (destination row segments of 448 to 960 bytes instead of 224 to
 /// 480), 256 threads (one load step: no halo), four blocks per SM. On the H100 (nineteenth session,
 /// docs/performance.md; scratch harness, L2 evicted, x copy, two rounds), against
-/// copy_any_size_policy<E>: 10^6 x 64 and x 65 0.914-0.966 against 0.853-0.936 (every size),
-/// x 100 0.945-0.953 against 0.896-0.953 (behind by 0.005 for 10- and 12-byte elements), x 300
-/// 0.951-0.964 against 0.918-0.958, x 1000 0.946-0.955 against 0.934-0.958 (6- and 12-byte
-/// elements up to 0.003 behind), 3 rows a column (12288 x 4096 for 5 to 7 bytes, 6144 x 2048 from
-/// 9) 0.927-0.945 against 0.917-0.942; at 2 rows a column between 0.007 behind (6-byte) and 0.008
-/// ahead (9-byte).
+/// copy_any_size_policy<E> (up to 10^6 rows, 768 MiB at most): x 64 and x 65 0.914-0.966 against
+/// 0.853-0.936 (every size), x 100 0.945-0.953 against 0.896-0.953 (behind by 0.005 for 10- and
+/// 12-byte elements), x 300 0.951-0.964 against 0.918-0.958, x 1000 0.946-0.955 against 0.934-0.958
+/// (6- and 12-byte elements up to 0.003 behind), 3 rows a column (12288 x 4096 for 5 to 7 bytes,
+/// 6144 x 2048 from 9) 0.927-0.945 against 0.917-0.942; at 2 rows a column between 0.007 behind
+/// (6-byte) and 0.008 ahead (9-byte).
 template <int E>
-    struct copy_any_size_tall_policy
-    : tile_policy < E<7 ? 128 : 64, any_size_tile_bytes(E), 256, 4> {};
+struct copy_any_size_tall_policy : tile_policy<(E < 7 ? 128 : 64), any_size_tile_bytes(E), 256, 4> {
+};
 /// A copy_any_size policy's tile columns: its `columns` where it names them, else W / E.
 template <class Policy, int E, class = void>
 struct any_size_columns : std::integral_constant<int, Policy::tile_bytes / E> {};

@@ -479,7 +479,7 @@ TEST(GpuCopyTranspose, AnySizeDispatchBoundaries) {
   EXPECT_EQ(any_size_3_tiles_for(dense_args(5024, 128)), any_size_3_tiles::columns_64);  // 1 : 0.76
   EXPECT_EQ(any_size_3_tiles_for(dense_args(5024, 127)), any_size_3_tiles::columns_64);
   EXPECT_EQ(any_size_3_tiles_for(dense_args(5024, 126)), any_size_3_tiles::rows_128);  // 0.98
-  EXPECT_EQ(any_size_3_tiles_for(dense_args(5024, 200)), any_size_3_tiles::rows_128);  // 0.95
+  EXPECT_EQ(any_size_3_tiles_for(dense_args(5024, 200)), any_size_3_tiles::rows_128);  // 0.93
   EXPECT_EQ(any_size_3_tiles_for(dense_args(5024, 300)), any_size_3_tiles::rows_128);  // 0.88
   EXPECT_EQ(any_size_3_tiles_for(dense_args(5024, 100)), any_size_3_tiles::rows_96);   // 0.78
   // The fill counts rows too: 0.85 is 435.2 of 512 rows (full columns).
