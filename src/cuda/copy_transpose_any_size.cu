@@ -83,25 +83,53 @@ bool any_size_tall_chosen(const copy_args& a, std::size_t elem_bytes) {
          rows_aligned(a.dst, a.ldb, a.dst_stride, a.batch, static_cast<int>(elem_bytes), 32);
 }
 
-void launch_copy_any_size(const copy_args& a, std::size_t elem_bytes, cudaStream_t stream) {
+namespace {
+template <class Policy>
+struct policy_tag {
+  using type = Policy;
+};
+/// Calls f(integral_constant<int, E>, policy_tag<Policy>) with `elem_bytes` and the policy
+/// copy_any_size runs `a` with.
+template <class F>
+void with_any_size_policy(const copy_args& a, std::size_t elem_bytes, F&& f) {
   with_any_size(elem_bytes, "copy_any_size", [&](auto e) {
     constexpr int E = decltype(e)::value;
     if constexpr (E == 3) {
       switch (any_size_3_tiles_for(a)) {
         case any_size_3_tiles::rows_128:
-          return launch_any_size_with<E, copy_any_size_3_rows_128_policy>(a, stream);
+          return f(e, policy_tag<copy_any_size_3_rows_128_policy>{});
         case any_size_3_tiles::rows_96:
-          return launch_any_size_with<E, copy_any_size_3_rows_96_policy>(a, stream);
+          return f(e, policy_tag<copy_any_size_3_rows_96_policy>{});
         case any_size_3_tiles::columns_64:
-          return launch_any_size_with<E, copy_any_size_3_columns_64_policy>(a, stream);
+          return f(e, policy_tag<copy_any_size_3_columns_64_policy>{});
         case any_size_3_tiles::standard:
           break;
       }
     } else if (any_size_tall_chosen(a, E)) {
-      return launch_any_size_with<E, copy_any_size_tall_policy<E>>(a, stream);
+      return f(e, policy_tag<copy_any_size_tall_policy<E>>{});
     }
-    launch_any_size_with<E, copy_any_size_policy<E>>(a, stream);
+    f(e, policy_tag<copy_any_size_policy<E>>{});
   });
+}
+}  // namespace
+
+void launch_copy_any_size(const copy_args& a, std::size_t elem_bytes, cudaStream_t stream) {
+  with_any_size_policy(a, elem_bytes, [&](auto e, auto policy) {
+    launch_any_size_with<decltype(e)::value, typename decltype(policy)::type>(a, stream);
+  });
+}
+
+std::string any_size_tiles_text(const copy_args& a, std::size_t elem_bytes) {
+  std::string text;
+  with_any_size_policy(a, elem_bytes, [&](auto e, auto policy) {
+    constexpr int E = decltype(e)::value;
+    using tile_t = any_size_tile<E, typename decltype(policy)::type>;
+    text = "tiles of " + std::to_string(tile_t::R) + " rows x " + std::to_string(tile_t::C) +
+           " columns";
+    if (!rows_aligned(a.dst, a.ldb, a.dst_stride, a.batch, E, 32))
+      text += " and a halo of " + std::to_string(tile_t::halo) + " rows";
+  });
+  return text;
 }
 
 }  // namespace xpose::detail::cuda

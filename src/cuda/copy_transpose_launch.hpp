@@ -144,6 +144,9 @@ any_size_3_tiles any_size_3_tiles_for(const copy_args& a);
 /// copy_any_size_tall_policy: at least three rows a column, every destination row on 32 bytes.
 bool any_size_tall_chosen(const copy_args& a, std::size_t elem_bytes);
 void launch_copy_any_size(const copy_args& a, std::size_t elem_bytes, cudaStream_t stream);
+/// The tiles launch_copy_any_size runs `a` in, for a plan's text: "tiles of R rows x C columns",
+/// and " and a halo of H rows" where a destination row starts off 32 bytes.
+std::string any_size_tiles_text(const copy_args& a, std::size_t elem_bytes);
 /// copy_full_height for elements copy_any_size_takes: short, wide matrices whose tile covers every
 /// row, a in elements of `elem_bytes`; rows of 16 bytes or more that
 /// full_height_any_size_tile_width gives a width (up to 640 rows of 3- and 5-byte elements, 768 of

@@ -108,7 +108,8 @@ std::string kernel_text(const stage& s) {
       if (copy_any_size_chosen(a, s.super_bytes, word_bytes))
         return "copy_any_size, each " + bytes +
                "-byte element as a run of bytes: rows shifted in registers and kept column by "
-               "column in shared memory, 16-byte accesses, whole 32-byte destination sectors";
+               "column in shared memory, 16-byte accesses, whole 32-byte destination sectors, " +
+               any_size_tiles_text(a, s.super_bytes);
       return "";
     };
     const std::string at_best_kernel = any_size_kernel(at_best, w);
@@ -121,12 +122,17 @@ std::string kernel_text(const stage& s) {
       const std::string source_off = any_size_kernel(off_source, 1);
       const std::string destination_off = any_size_kernel(off_destination, 1);
       if (source_off == at_best_kernel && destination_off == at_best_kernel) return at_best_kernel;
+      const std::string otherwise =
+          destination_off == at_best_kernel ? source_off : destination_off;
+      // copy_any_size at either alignment: only its tiles differ.
+      const std::string::size_type tiles = otherwise.find("tiles of ");
+      const bool same_kernel =
+          tiles != std::string::npos && at_best_kernel.compare(0, tiles, otherwise, 0, tiles) == 0;
       return at_best_kernel + " when " +
              (source_off == at_best_kernel
                   ? "the destination rows start on 32 bytes"
                   : "the source rows start on 16 bytes and the destination rows on 32") +
-             " at execute, else " +
-             (destination_off == at_best_kernel ? source_off : destination_off);
+             " at execute, else " + (same_kernel ? otherwise.substr(tiles) : otherwise);
     }
     if (super_elements_aligned(at_best, s.super_bytes, w)) {
       copy_args unaligned = at_best;  // pointers off their words: single-byte words
