@@ -112,6 +112,14 @@ std::string kernel_text(const stage& s) {
                any_size_tiles_text(a, s.super_bytes);
       return "";
     };
+    // What `other` adds to `first`: from its tiles on where both are copy_any_size (only the
+    // tiles differ between alignments), else all of it.
+    const auto after = [](const std::string& first, const std::string& other) {
+      const std::string::size_type tiles = other.find("tiles of ");
+      return tiles != std::string::npos && first.compare(0, tiles, other, 0, tiles) == 0
+                 ? other.substr(tiles)
+                 : other;
+    };
     const std::string at_best_kernel = any_size_kernel(at_best, w);
     if (!at_best_kernel.empty()) {
       // The rows' alignment at execute: 12-byte shapes of 32 to 47 rows on the super-element
@@ -122,28 +130,30 @@ std::string kernel_text(const stage& s) {
       const std::string source_off = any_size_kernel(off_source, 1);
       const std::string destination_off = any_size_kernel(off_destination, 1);
       if (source_off == at_best_kernel && destination_off == at_best_kernel) return at_best_kernel;
-      const std::string otherwise =
-          destination_off == at_best_kernel ? source_off : destination_off;
-      // copy_any_size at either alignment: only its tiles differ.
-      const std::string::size_type tiles = otherwise.find("tiles of ");
-      const bool same_kernel =
-          tiles != std::string::npos && at_best_kernel.compare(0, tiles, otherwise, 0, tiles) == 0;
       return at_best_kernel + " when " +
              (source_off == at_best_kernel
                   ? "the destination rows start on 32 bytes"
                   : "the source rows start on 16 bytes and the destination rows on 32") +
-             " at execute, else " + (same_kernel ? otherwise.substr(tiles) : otherwise);
+             " at execute, else " +
+             after(at_best_kernel,
+                   destination_off == at_best_kernel ? source_off : destination_off);
     }
     if (super_elements_aligned(at_best, s.super_bytes, w)) {
       copy_args unaligned = at_best;  // pointers off their words: single-byte words
       unaligned.src = reinterpret_cast<const void*>(std::uintptr_t{1});
       const std::string otherwise = any_size_kernel(unaligned, 1);
+      unaligned.dst = reinterpret_cast<void*>(std::uintptr_t{1});
+      const std::string destination_off = any_size_kernel(unaligned, 1);
       if (!otherwise.empty())
         return "super-element transpose, each " + bytes + "-byte element as " + std::to_string(k) +
                " words of " + word +
                " in aligned 16-byte chunks with whole 32-byte destination sectors when the "
                "source rows start on 16 bytes and the destination rows on 32 at execute, else " +
-               otherwise;
+               otherwise +
+               (destination_off == otherwise
+                    ? std::string()
+                    : " where the destination rows start on 32 bytes, and " +
+                          after(otherwise, destination_off) + " where they do not");
     }
   }
   if (k != 1)

@@ -277,6 +277,11 @@ TEST(Plans, DescribeNamesTheGpuKernel) {
   EXPECT_NE(aligned_twelve.find("3 words of 4 bytes in aligned 16-byte chunks"), std::string::npos)
       << aligned_twelve;
   EXPECT_NE(aligned_twelve.find("else copy_any_size"), std::string::npos) << aligned_twelve;
+  EXPECT_NE(aligned_twelve.find("tiles of 64 rows x 21 columns where the destination rows start on "
+                                "32 bytes, and tiles of 32 rows x 21 columns and a halo of 3 rows "
+                                "where they do not"),
+            std::string::npos)
+      << aligned_twelve;
   const std::string square_twelve = kernel_line(xpose::plan_copy(dense(8192, 8192, 12), 0, 0, gpu));
   EXPECT_NE(square_twelve.find("kernel: copy_any_size, each 12-byte element"), std::string::npos)
       << square_twelve;
