@@ -55,13 +55,13 @@ bool copy_any_size_chosen(const copy_args& a, std::size_t elem_bytes, int word_b
   return !super_elements_chosen(a, elem_bytes, word_bytes);
 }
 
+namespace {
 // On the H100 (eighteenth and nineteenth sessions, docs/performance.md; x copy): 64-column tiles
 // on 1000000 x 128 (all of 128 columns against 128 of 168) 0.904-0.917 against 0.887-0.888 on
 // 128 x 42 and 0.909-0.911 on 96 x 42; on 1000000 x 200 (200 of 256 against 200 of 210) 0.847
 // against 0.911. Between 128 and 96 rows the fill of 128 x 42 tiles (rows and columns) decides:
 // at 0.83 and below 96 rows ran up to 0.035 ahead, at 0.87 and above up to 0.015 behind.
-any_size_3_tiles any_size_3_tiles_for(const copy_args& a) {
-  if (!rows_aligned(a.dst, a.ldb, a.dst_stride, a.batch, 3, 32)) return any_size_3_tiles::standard;
+any_size_tiles aligned_3_tiles_for(const copy_args& a) {
   constexpr std::int64_t wide = copy_any_size_3_columns_64_policy::columns;
   constexpr std::int64_t narrow = copy_any_size_3_rows_128_policy::tile_bytes / 3;
   constexpr std::int64_t tall = copy_any_size_3_rows_128_policy::tile_rows;
@@ -70,17 +70,21 @@ any_size_3_tiles any_size_3_tiles_for(const copy_args& a) {
   const std::int64_t covered_narrow = (a.cols + narrow - 1) / narrow * narrow;
   // cols / covered_wide - cols / covered_narrow >= 1/8
   if (8 * a.cols * (covered_narrow - covered_wide) >= covered_wide * covered_narrow)
-    return any_size_3_tiles::columns_64;
+    return any_size_tiles::columns_64;
   const double fill = static_cast<double>(a.rows) / rows_in_whole_tiles(a.rows, tall) *
                       static_cast<double>(a.cols) / static_cast<double>(covered_narrow);
-  return fill >= 0.85 ? any_size_3_tiles::rows_128 : any_size_3_tiles::rows_96;
+  return fill >= 0.85 ? any_size_tiles::rows_128 : any_size_tiles::rows_96;
 }
+}  // namespace
 
-// On the H100 (nineteenth session, docs/performance.md): at 3 rows a column the tall tiles ran
-// 0.003-0.014 ahead for every size from 5 to 15 bytes, at 2 between 0.007 behind and 0.008 ahead.
-bool any_size_tall_chosen(const copy_args& a, std::size_t elem_bytes) {
-  return elem_bytes != 3 && copy_any_size_takes(elem_bytes) && a.rows >= 3 * a.cols &&
-         rows_aligned(a.dst, a.ldb, a.dst_stride, a.batch, static_cast<int>(elem_bytes), 32);
+// Where every destination row starts on 32 bytes, 5 to 15 bytes (nineteenth session, H100): at 3
+// rows a column the tall tiles ran 0.003-0.014 ahead for every size, at 2 between 0.007 behind
+// and 0.008 ahead. Rows off 32 bytes: copy_any_size_halo_policy's comment.
+any_size_tiles any_size_tiles_for(const copy_args& a, std::size_t elem_bytes) {
+  const int e = static_cast<int>(elem_bytes);
+  if (!rows_aligned(a.dst, a.ldb, a.dst_stride, a.batch, e, 32)) return any_size_tiles::halo;
+  if (e == 3) return aligned_3_tiles_for(a);
+  return a.rows >= 3 * a.cols ? any_size_tiles::tall : any_size_tiles::standard;
 }
 
 namespace {
@@ -89,26 +93,37 @@ struct policy_tag {
   using type = Policy;
 };
 /// Calls f(integral_constant<int, E>, policy_tag<Policy>) with `elem_bytes` and the policy
-/// copy_any_size runs `a` with.
+/// copy_any_size runs `a` with (any_size_tiles_for).
 template <class F>
 void with_any_size_policy(const copy_args& a, std::size_t elem_bytes, F&& f) {
   with_any_size(elem_bytes, "copy_any_size", [&](auto e) {
     constexpr int E = decltype(e)::value;
+    const any_size_tiles tiles = any_size_tiles_for(a, E);
+    if (tiles == any_size_tiles::halo) return f(e, policy_tag<copy_any_size_halo_policy<E>>{});
     if constexpr (E == 3) {
-      switch (any_size_3_tiles_for(a)) {
-        case any_size_3_tiles::rows_128:
+      switch (tiles) {
+        case any_size_tiles::rows_128:
           return f(e, policy_tag<copy_any_size_3_rows_128_policy>{});
-        case any_size_3_tiles::rows_96:
+        case any_size_tiles::rows_96:
           return f(e, policy_tag<copy_any_size_3_rows_96_policy>{});
-        case any_size_3_tiles::columns_64:
+        case any_size_tiles::columns_64:
           return f(e, policy_tag<copy_any_size_3_columns_64_policy>{});
-        case any_size_3_tiles::standard:
+        default:
           break;
       }
-    } else if (any_size_tall_chosen(a, E)) {
-      return f(e, policy_tag<copy_any_size_tall_policy<E>>{});
+    } else {
+      switch (tiles) {
+        case any_size_tiles::tall:
+          return f(e, policy_tag<copy_any_size_tall_policy<E>>{});
+        case any_size_tiles::standard:
+          return f(e, policy_tag<copy_any_size_policy<E>>{});
+        default:
+          break;
+      }
     }
-    f(e, policy_tag<copy_any_size_policy<E>>{});
+    throw error(status::internal_error, "copy_any_size: no tiles of kind " +
+                                            std::to_string(static_cast<int>(tiles)) + " for " +
+                                            std::to_string(E) + "-byte elements");
   });
 }
 }  // namespace

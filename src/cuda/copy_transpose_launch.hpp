@@ -134,15 +134,17 @@ bool any_size_tiles_full(const copy_args& a, std::size_t elem_bytes);
 /// copy_any_size would otherwise take: tall ones of at most super_elements_most_cols columns.
 constexpr std::int64_t super_elements_most_cols = 128;
 bool super_elements_chosen(const copy_args& a, std::size_t elem_bytes, int word_bytes);
-/// The tiles copy_any_size takes for 3-byte elements (copy_transpose_policy.hpp): where a
-/// destination row starts off 32 bytes, copy_any_size_policy<3>'s (with a halo); else 32 x 64
-/// where 64-column tiles fill the columns at least 1/8 better than 42-column ones, 128 x 42 where
-/// those tiles are at least 0.85 full, 96 x 42 where they are less.
-enum class any_size_3_tiles { standard, columns_64, rows_128, rows_96 };
-any_size_3_tiles any_size_3_tiles_for(const copy_args& a);
-/// Whether copy_any_size runs `a` (elements of 5 to 15 bytes that are not powers of two) with
-/// copy_any_size_tall_policy: at least three rows a column, every destination row on 32 bytes.
-bool any_size_tall_chosen(const copy_args& a, std::size_t elem_bytes);
+/// The tiles copy_any_size runs `a` in (elements of `elem_bytes`, copy_any_size_takes; the
+/// policies are in copy_transpose_policy.hpp):
+/// - `halo` (copy_any_size_halo_policy) where a destination row starts off 32 bytes (the tiles
+///   load a halo);
+/// - 3 bytes, every destination row on 32 bytes: `columns_64` (copy_any_size_3_columns_64_policy)
+///   where 64-column tiles fill the columns at least 1/8 better than 42-column ones, `rows_128`
+///   where those are at least 0.85 full, `rows_96` where they are less;
+/// - 5 to 15 bytes, every destination row on 32 bytes: `tall` (copy_any_size_tall_policy) on at
+///   least three rows a column, else `standard` (copy_any_size_policy).
+enum class any_size_tiles { standard, tall, halo, rows_128, rows_96, columns_64 };
+any_size_tiles any_size_tiles_for(const copy_args& a, std::size_t elem_bytes);
 void launch_copy_any_size(const copy_args& a, std::size_t elem_bytes, cudaStream_t stream);
 /// The tiles launch_copy_any_size runs `a` in, for a plan's text: "tiles of R rows x C columns",
 /// and " and a halo of H rows" where a destination row starts off 32 bytes.

@@ -201,6 +201,10 @@ constexpr int any_size_one_step_threads(int e, int tile_rows, int tile_bytes) {
 /// two (22 warps) 0.77-0.80, 32 x 128-byte tiles with eight or ten 0.79-0.85, 96 and 128 rows
 /// 0.01-0.04 below 64; eight blocks per SM spill and ran 0.01-0.25 slower; blocks looping over
 /// two or four tiles 0.01-0.06 slower.
+/// Since then copy_any_size_policy<E> runs only 5- to 15-byte elements on destination rows that
+/// start on 32 bytes and shapes of fewer than three rows a column (any_size_tiles_for); 3-byte
+/// elements have tiles of their own. any_size_tile_rows still sets the fewest rows the dispatch
+/// runs copy_any_size on (copy_any_size_chosen).
 constexpr int any_size_tile_rows(int e) {
   return e < 7 ? 64 : 32;
 }
@@ -217,7 +221,7 @@ struct any_size_columns_policy : tile_policy<R, W, THREADS, MIN_BLOCKS> {
   static constexpr int columns = COLUMNS;  ///< tile columns, fewer than W / E
 };
 /// copy_any_size's tiles for 3-byte elements where every destination row starts on 32 bytes (the
-/// tiles load no halo: one load step), which any_size_3_tiles_for picks between:
+/// tiles load no halo: one load step), which any_size_tiles_for picks between:
 /// - 128 rows x 42 columns, 256 threads, four blocks per SM (destination row segments of 384
 ///   bytes), wherever those tiles are at least 0.85 full;
 /// - 96 rows x 42 columns, 192 threads, five blocks per SM, where they are less full;
@@ -240,8 +244,8 @@ using copy_any_size_3_rows_128_policy = tile_policy<128, 128, 256, 4>;
 using copy_any_size_3_rows_96_policy = tile_policy<96, 128, 192, 5>;
 using copy_any_size_3_columns_64_policy = any_size_columns_policy<32, 256, 128, 8, 64>;
 /// copy_any_size for tall matrices (at least three rows a column) of elements of 5 to 15 bytes
-/// whose destination rows start on 32 bytes (any_size_tall_chosen; 3-byte elements have
-/// any_size_3_tiles_for): the columns of copy_any_size_policy<E> on 128 rows for 5- and 6-byte
+/// whose destination rows start on 32 bytes (any_size_tiles_for's `tall`; 3-byte elements have
+/// their own tiles): the columns of copy_any_size_policy<E> on 128 rows for 5- and 6-byte
 /// elements and 64 from 7 bytes (destination row segments of 448 to 960 bytes instead of 224 to
 /// 480), 256 threads (one load step: no halo), four blocks per SM. On the H100 (nineteenth session,
 /// docs/performance.md; scratch harness, L2 evicted, x copy, two rounds), against
@@ -254,6 +258,26 @@ using copy_any_size_3_columns_64_policy = any_size_columns_policy<32, 256, 128, 
 template <int E>
 struct copy_any_size_tall_policy : tile_policy<(E < 7 ? 128 : 64), any_size_tile_bytes(E), 256, 4> {
 };
+/// copy_any_size where a destination row starts off 32 bytes (the tiles load a halo of
+/// ceil(31 / E) rows; any_size_tiles_for's `halo`): larger tiles loaded in one step with fewer
+/// blocks, for more bytes in flight per SM than copy_any_size_policy<E>'s six blocks of 64 (to 6
+/// bytes) or 32 rows with their halos: 96 rows, 224 threads, five blocks per SM up to 6 bytes; 64
+/// rows, 288 threads, four blocks per SM from 7 bytes; the columns of copy_any_size_policy<E>.
+/// On the H100 (twentieth session, docs/performance.md; scratch harness, L2 evicted, x copy, one
+/// or two rounds), against copy_any_size_policy<E>: 3 bytes 0.911-0.959 against 0.868-0.944
+/// (321 x 278749, 1025 x 87297, 9461 x 9457, 16385 x 5461), 1000001 x 100 0.881-0.883 against
+/// 0.832-0.833 (128-row tiles, 288 threads, four blocks: 0.884-0.956 on these shapes, 0.862-0.864
+/// on 1000001 x 100); 5 bytes 0.920-0.972 against 0.882-0.964 (0.932-0.934 against 0.888-0.890 on
+/// 1000001 x 65); 6 bytes 0.937 against 0.916 on 321 rows, within 0.002 on 1025 to 16385 rows;
+/// 7 to 15 bytes 0.915-0.974 against 0.845-0.973 (7-byte 1000001 x 65 0.949-0.952 against
+/// 0.894-0.896, 9-byte 0.915-0.916 against 0.845-0.846, 11-byte 700001 x 100 0.937 against
+/// 0.887), behind by at most 0.003 on three shapes (10- and 12-byte 4097 rows, the 11-byte
+/// square).
+template <int E>
+struct copy_any_size_halo_policy
+    : tile_policy<(E < 7 ? 96 : 64), any_size_tile_bytes(E),
+                  any_size_one_step_threads(E, (E < 7 ? 96 : 64), any_size_tile_bytes(E)),
+                  (E < 7 ? 5 : 4)> {};
 /// A copy_any_size policy's tile columns: its `columns` where it names them, else W / E.
 template <class Policy, int E, class = void>
 struct any_size_columns : std::integral_constant<int, Policy::tile_bytes / E> {};

@@ -233,8 +233,8 @@ TEST(Plans, DescribeNamesTheGpuKernel) {
         << line;
   }
   // copy_any_size names its tiles: for 3-byte elements 128 x 42, 96 x 42 where those are under
-  // 0.85 full, 32 x 64 where 64 columns fill 1/8 better; the tall tiles from 5 bytes; a halo
-  // where a destination row starts off 32 bytes at execute.
+  // 0.85 full, 32 x 64 where 64 columns fill 1/8 better; the tall tiles from 5 bytes; the halo
+  // tiles where a destination row starts off 32 bytes at execute.
   for (const auto& [rows, cols, e, tiles] :
        {std::tuple<std::int64_t, std::int64_t, std::size_t, const char*>{
             16384, 16384, 3, "tiles of 128 rows x 42 columns when"},
@@ -245,12 +245,16 @@ TEST(Plans, DescribeNamesTheGpuKernel) {
         {8192, 8192, 7, "tiles of 32 rows x 36 columns when"}}) {
     const std::string line = kernel_line(xpose::plan_copy(dense(rows, cols, e), 0, 0, gpu));
     EXPECT_NE(line.find(tiles), std::string::npos) << line;
+    EXPECT_NE(
+        line.find("at execute, else tiles of " + std::to_string(e < 7 ? 96 : 64) + " rows x "),
+        std::string::npos)
+        << line;
     EXPECT_NE(line.find(" and a halo of " + std::to_string((31 + e - 1) / e) + " rows"),
               std::string::npos)
         << line;
   }
   const std::string odd_rows = kernel_line(xpose::plan_copy(dense(8193, 8192, 3), 0, 0, gpu));
-  EXPECT_NE(odd_rows.find("tiles of 64 rows x 42 columns and a halo of 11 rows"), std::string::npos)
+  EXPECT_NE(odd_rows.find("tiles of 96 rows x 42 columns and a halo of 11 rows"), std::string::npos)
       << odd_rows;
   EXPECT_EQ(odd_rows.find(" when "), std::string::npos) << odd_rows;
   // Short, wide ones of 48 to 320 rows: copy_full_height, one tile over every row.
@@ -278,7 +282,7 @@ TEST(Plans, DescribeNamesTheGpuKernel) {
       << aligned_twelve;
   EXPECT_NE(aligned_twelve.find("else copy_any_size"), std::string::npos) << aligned_twelve;
   EXPECT_NE(aligned_twelve.find("tiles of 64 rows x 21 columns where the destination rows start on "
-                                "32 bytes, and tiles of 32 rows x 21 columns and a halo of 3 rows "
+                                "32 bytes, and tiles of 64 rows x 21 columns and a halo of 3 rows "
                                 "where they do not"),
             std::string::npos)
       << aligned_twelve;

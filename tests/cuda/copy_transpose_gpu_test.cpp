@@ -464,41 +464,43 @@ TEST(GpuCopyTranspose, AnySizeDispatchBoundaries) {
   for (const copy_case c : {copy_case{100003, 40, 13}, copy_case{100003, 48, 7},
                             copy_case{100003, 31, 5}, copy_case{100003, 57, 9}})
     check_copy(c, route::automatic, 300 + c.cols + c.e);
-  // 3-byte copy_any_size's tiles where destination rows start on 32 bytes: 32 x 64 where those
-  // fill the columns 1/8 better than 42-column ones, else 128 x 42 at least 0.85 full, else 96
-  // x 42.
-  using detail::cuda::any_size_3_tiles;
-  using detail::cuda::any_size_3_tiles_for;
-  EXPECT_EQ(any_size_3_tiles_for(dense_args(8193, 8192)), any_size_3_tiles::standard);
+  // copy_any_size's tiles (any_size_tiles_for): the halo tiles wherever a destination row starts
+  // off 32 bytes; 3 bytes, 32 x 64 where those fill the columns 1/8 better than 42-column ones,
+  // else 128 x 42 at least 0.85 full, else 96 x 42; 5 to 15 bytes, the tall tiles from three rows
+  // a column.
+  using detail::cuda::any_size_tiles;
+  using detail::cuda::any_size_tiles_for;
+  EXPECT_EQ(any_size_tiles_for(dense_args(8193, 8192), 3), any_size_tiles::halo);
+  EXPECT_EQ(any_size_tiles_for(dense_args(1000001, 100), 3), any_size_tiles::halo);
   auto off_sectors = dense_args(8192, 8192);
   off_sectors.dst_stride = 8192 * 8192 + 1;
   off_sectors.batch = 2;
-  EXPECT_EQ(any_size_3_tiles_for(off_sectors), any_size_3_tiles::standard);  // second matrix's
-  EXPECT_EQ(any_size_3_tiles_for(dense_args(8192, 8192)), any_size_3_tiles::rows_128);
-  EXPECT_EQ(any_size_3_tiles_for(dense_args(8192, 8193)), any_size_3_tiles::rows_128);
-  EXPECT_EQ(any_size_3_tiles_for(dense_args(5024, 128)), any_size_3_tiles::columns_64);  // 1 : 0.76
-  EXPECT_EQ(any_size_3_tiles_for(dense_args(5024, 127)), any_size_3_tiles::columns_64);
-  EXPECT_EQ(any_size_3_tiles_for(dense_args(5024, 126)), any_size_3_tiles::rows_128);  // 0.98
-  EXPECT_EQ(any_size_3_tiles_for(dense_args(5024, 200)), any_size_3_tiles::rows_128);  // 0.93
-  EXPECT_EQ(any_size_3_tiles_for(dense_args(5024, 300)), any_size_3_tiles::rows_128);  // 0.88
-  EXPECT_EQ(any_size_3_tiles_for(dense_args(5024, 100)), any_size_3_tiles::rows_96);   // 0.78
+  EXPECT_EQ(any_size_tiles_for(off_sectors, 3), any_size_tiles::halo);  // second matrix's
+  EXPECT_EQ(any_size_tiles_for(off_sectors, 7), any_size_tiles::halo);
+  EXPECT_EQ(any_size_tiles_for(dense_args(8192, 8192), 3), any_size_tiles::rows_128);
+  EXPECT_EQ(any_size_tiles_for(dense_args(8192, 8193), 3), any_size_tiles::rows_128);
+  EXPECT_EQ(any_size_tiles_for(dense_args(5024, 128), 3), any_size_tiles::columns_64);  // 1 : 0.76
+  EXPECT_EQ(any_size_tiles_for(dense_args(5024, 127), 3), any_size_tiles::columns_64);
+  EXPECT_EQ(any_size_tiles_for(dense_args(5024, 126), 3), any_size_tiles::rows_128);  // 0.98
+  EXPECT_EQ(any_size_tiles_for(dense_args(5024, 200), 3), any_size_tiles::rows_128);  // 0.93
+  EXPECT_EQ(any_size_tiles_for(dense_args(5024, 300), 3), any_size_tiles::rows_128);  // 0.88
+  EXPECT_EQ(any_size_tiles_for(dense_args(5024, 100), 3), any_size_tiles::rows_96);   // 0.78
   // The fill counts rows too: 0.85 is 435.2 of 512 rows (full columns).
-  EXPECT_EQ(any_size_3_tiles_for(dense_args(416, 8400)), any_size_3_tiles::rows_96);
-  EXPECT_EQ(any_size_3_tiles_for(dense_args(448, 8400)), any_size_3_tiles::rows_128);
-  for (const copy_case c : {copy_case{5024, 128, 3}, copy_case{5024, 300, 3},
-                            copy_case{5024, 100, 3}, copy_case{4096, 1024, 3}})
-    check_copy(c, route::automatic, 320 + c.cols);
-  // copy_any_size's tall tiles from 5 bytes: three rows a column, destination rows on 32 bytes.
-  using detail::cuda::any_size_tall_chosen;
-  EXPECT_TRUE(any_size_tall_chosen(dense_args(3072, 1024), 5));
-  EXPECT_FALSE(any_size_tall_chosen(dense_args(3040, 1024), 5));  // fewer rows a column
-  EXPECT_FALSE(any_size_tall_chosen(dense_args(3073, 1024), 5));  // rows off 32 bytes
-  EXPECT_TRUE(any_size_tall_chosen(dense_args(3088, 1024), 6));   // 3088 * 6 bytes on 32
-  EXPECT_FALSE(any_size_tall_chosen(dense_args(3088, 1024), 7));  // 3088 * 7 bytes off
-  EXPECT_FALSE(any_size_tall_chosen(dense_args(3072, 1024), 3));  // any_size_3_tiles_for's
-  for (const copy_case c : {copy_case{3072, 1024, 5}, copy_case{20000, 100, 7},
-                            copy_case{20000, 64, 15}, copy_case{3008, 700, 11}})
-    check_copy(c, route::automatic, 340 + c.cols + c.e);
+  EXPECT_EQ(any_size_tiles_for(dense_args(416, 8400), 3), any_size_tiles::rows_96);
+  EXPECT_EQ(any_size_tiles_for(dense_args(448, 8400), 3), any_size_tiles::rows_128);
+  EXPECT_EQ(any_size_tiles_for(dense_args(3072, 1024), 5), any_size_tiles::tall);
+  EXPECT_EQ(any_size_tiles_for(dense_args(3040, 1024), 5), any_size_tiles::standard);
+  EXPECT_EQ(any_size_tiles_for(dense_args(3073, 1024), 5), any_size_tiles::halo);
+  EXPECT_EQ(any_size_tiles_for(dense_args(3088, 1024), 6), any_size_tiles::tall);  // 3088 * 6 on 32
+  EXPECT_EQ(any_size_tiles_for(dense_args(3088, 1024), 7), any_size_tiles::halo);  // 3088 * 7 off
+  EXPECT_EQ(any_size_tiles_for(dense_args(8192, 8192), 15), any_size_tiles::standard);
+  EXPECT_EQ(any_size_tiles_for(dense_args(8191, 8192), 15), any_size_tiles::halo);
+  for (const copy_case c :
+       {copy_case{5024, 128, 3}, copy_case{5024, 300, 3}, copy_case{5024, 100, 3},
+        copy_case{4096, 1024, 3}, copy_case{3072, 1024, 5}, copy_case{20000, 100, 7},
+        copy_case{20000, 64, 15}, copy_case{3008, 700, 11}, copy_case{20001, 100, 3},
+        copy_case{3073, 1024, 5}, copy_case{20001, 100, 7}, copy_case{3009, 700, 11}})
+    check_copy(c, route::automatic, 320 + c.cols + c.e);
   // Aligned 12-byte chunks: the super-element kernel on tall shapes of at most 128 columns.
   EXPECT_FALSE(copy_any_size_chosen(dense_args(5000, 64), 12, 4));
   EXPECT_FALSE(copy_any_size_chosen(dense_args(5000, 128), 12, 4));

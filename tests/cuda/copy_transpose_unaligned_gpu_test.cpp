@@ -7,7 +7,7 @@
 // copy_full_height (copy_transpose_full_height_kernel.cuh, 1-, 2-, 4- and 8-byte elements, and
 // copy_transpose_full_height_any_size_kernel.cuh, 3 to 15 bytes), copy_full_width
 // (copy_transpose_full_width_kernel.cuh), copy_tuned's large tiles, copy_unaligned's large
-// policy and copy_any_size's 3-byte and tall tiles on small shapes, against the host
+// policy and copy_any_size's 3-byte, tall and halo tiles on small shapes, against the host
 // reference on random data: odd dimensions, padded rows, misaligned base pointers, destination rows
 // starting anywhere in a 32-byte sector, batches, shapes smaller and larger than a tile or slab,
 // more tile rows and matrices than the grid's y and z take; poisoned destinations (gaps between
@@ -148,55 +148,72 @@ TEST(GpuCopyUnaligned, LargePolicySmallSanitizerShapes) {
   }
 }
 
-// copy_any_size's three tiles for 3-byte elements on destination rows that start on 32 bytes
-// (copy_any_size_3_rows_128_policy, _rows_96_policy, _columns_64_policy; any_size_3_tiles_for picks
-// them), on small shapes under compute-sanitizer: padded destination rows and tiles cut by both
-// edges, fewer rows than a tile, source rows on 16 bytes and off, strided batches at a misaligned
-// source.
+// copy_any_size's tiles for 3-byte elements (any_size_tiles_for picks them): on destination rows
+// that start on 32 bytes copy_any_size_3_rows_128_policy, _rows_96_policy and _columns_64_policy,
+// on rows that do not copy_any_size_halo_policy<3>; on small shapes under compute-sanitizer:
+// padded destination rows and tiles cut by both edges, fewer rows than a tile, source rows on 16
+// bytes and off, strided batches at a misaligned source (and destination matrices off 32 bytes).
 TEST(GpuCopyUnaligned, AnySize3TilesSmallSanitizerShapes) {
   XPOSE_REQUIRE_GPU();
-  using xpose::detail::cuda::any_size_3_tiles;
+  using xpose::detail::cuda::any_size_tiles;
   const struct {
     unaligned_case c;
-    any_size_3_tiles tiles;
+    any_size_tiles tiles;
   } cases[] = {
-      {{600, 120, 3, 0, 608}, any_size_3_tiles::rows_128},
-      {{120, 40, 3, 0, 128}, any_size_3_tiles::rows_128},
-      {{1000, 160, 3, 163, 1024}, any_size_3_tiles::rows_128},
-      {{250, 82, 3, 85, 256, 2, 250 * 85 + 5, 82 * 256, 3}, any_size_3_tiles::rows_128},
-      {{600, 100, 3, 0, 608}, any_size_3_tiles::rows_96},
-      {{80, 30, 3, 0, 96}, any_size_3_tiles::rows_96},
-      {{520, 130, 3, 131, 544}, any_size_3_tiles::rows_96},
-      {{300, 70, 3, 73, 320, 2, 300 * 73 + 5, 70 * 320, 3}, any_size_3_tiles::rows_96},
-      {{301, 128, 3, 0, 320}, any_size_3_tiles::columns_64},
-      {{20, 64, 3, 0, 32}, any_size_3_tiles::columns_64},
-      {{64, 128, 3, 112}, any_size_3_tiles::columns_64},
-      {{96, 128, 3, 131, 0, 2, 96 * 131 + 5, 128 * 96 + 32, 7}, any_size_3_tiles::columns_64},
+      {{600, 120, 3, 0, 608}, any_size_tiles::rows_128},
+      {{120, 40, 3, 0, 128}, any_size_tiles::rows_128},
+      {{1000, 160, 3, 163, 1024}, any_size_tiles::rows_128},
+      {{250, 82, 3, 85, 256, 2, 250 * 85 + 5, 82 * 256, 3}, any_size_tiles::rows_128},
+      {{600, 100, 3, 0, 608}, any_size_tiles::rows_96},
+      {{80, 30, 3, 0, 96}, any_size_tiles::rows_96},
+      {{520, 130, 3, 131, 544}, any_size_tiles::rows_96},
+      {{300, 70, 3, 73, 320, 2, 300 * 73 + 5, 70 * 320, 3}, any_size_tiles::rows_96},
+      {{301, 128, 3, 0, 320}, any_size_tiles::columns_64},
+      {{20, 64, 3, 0, 32}, any_size_tiles::columns_64},
+      {{64, 128, 3, 112}, any_size_tiles::columns_64},
+      {{96, 128, 3, 131, 0, 2, 96 * 131 + 5, 128 * 96 + 32, 7}, any_size_tiles::columns_64},
+      {{601, 120, 3}, any_size_tiles::halo},
+      {{130, 1031, 3}, any_size_tiles::halo},
+      {{90, 30, 3, 0, 91}, any_size_tiles::halo},
+      {{250, 82, 3, 85, 256, 2, 250 * 85 + 5, 82 * 256 + 1, 3}, any_size_tiles::halo},
   };
   for (const auto& [c, tiles] : cases) {
-    ASSERT_EQ(xpose::detail::cuda::any_size_3_tiles_for(destination_args(c)), tiles)
+    ASSERT_EQ(xpose::detail::cuda::any_size_tiles_for(destination_args(c), 3), tiles)
         << c.rows << " x " << c.cols;
     check_unaligned(c, 700 + c.rows);
   }
 }
 
-// copy_any_size's tall tiles for elements of 5 to 15 bytes (copy_any_size_tall_policy: 128 rows
-// to 6 bytes, 64 from 7), which the launcher takes where every destination row starts on 32 bytes
-// and there are at least three rows a column, on small shapes under compute-sanitizer: padded
+// copy_any_size's tiles for elements of 5 to 15 bytes other than copy_any_size_policy's: the tall
+// ones (copy_any_size_tall_policy: 128 rows to 6 bytes, 64 from 7), which any_size_tiles_for
+// takes where every destination row starts on 32 bytes and there are at least three rows a
+// column, and the halo ones (copy_any_size_halo_policy: 96 rows to 6 bytes, 64 from 7) where a
+// destination row starts off 32 bytes; on small shapes under compute-sanitizer: padded
 // destination rows and tiles cut by both edges, fewer rows than a tile, a misaligned source, a
-// strided batch.
-TEST(GpuCopyUnaligned, AnySizeTallPolicySmallSanitizerShapes) {
+// strided batch (its second matrix off 32 bytes for the halo tiles).
+TEST(GpuCopyUnaligned, AnySizeTallAndHaloTilesSmallSanitizerShapes) {
   XPOSE_REQUIRE_GPU();
+  using xpose::detail::cuda::any_size_tiles;
   for (int e : {5, 6, 7, 9, 10, 11, 12, 13, 14, 15}) {
     const std::size_t ue = static_cast<std::size_t>(e);
-    for (const unaligned_case& c : {
-             unaligned_case{600, 103, e, 0, 608},
-             unaligned_case{100, 30, e, 0, 128},
-             unaligned_case{50, 16, e, 0, 64},
-             unaligned_case{520, 130, e, 131, 544},
-             unaligned_case{300, 70, e, 73, 320, 2, 300 * 73 + 5, 70 * 320, 3 * ue},
-         }) {
-      ASSERT_TRUE(xpose::detail::cuda::any_size_tall_chosen(destination_args(c), ue))
+    const struct {
+      unaligned_case c;
+      any_size_tiles tiles;
+    } cases[] = {
+        {{600, 103, e, 0, 608}, any_size_tiles::tall},
+        {{100, 30, e, 0, 128}, any_size_tiles::tall},
+        {{50, 16, e, 0, 64}, any_size_tiles::tall},
+        {{520, 130, e, 131, 544}, any_size_tiles::tall},
+        {{300, 70, e, 73, 320, 2, 300 * 73 + 5, 70 * 320, 3 * ue}, any_size_tiles::tall},
+        {{601, 103, e}, any_size_tiles::halo},
+        {{100, 30, e, 0, 101}, any_size_tiles::halo},
+        {{50, 16, e}, any_size_tiles::halo},
+        {{130, 1031, e}, any_size_tiles::halo},
+        {{521, 130, e, 131, 545}, any_size_tiles::halo},
+        {{300, 70, e, 73, 320, 2, 300 * 73 + 5, 70 * 320 + 1, 3 * ue}, any_size_tiles::halo},
+    };
+    for (const auto& [c, tiles] : cases) {
+      ASSERT_EQ(xpose::detail::cuda::any_size_tiles_for(destination_args(c), ue), tiles)
           << c.rows << " x " << c.cols << " of " << e << " bytes";
       check_unaligned(c, 900 + c.rows + e);
     }
@@ -243,10 +260,12 @@ TEST(GpuCopyUnaligned, OddShapesAroundTileSizes) {
     for (std::int64_t rows : sides)
       for (std::int64_t cols : {17, 129, 1031})
         check_unaligned({rows, cols, e}, rows * 7 + cols + e);
-  // copy_any_size: a tile with its halo has 36-40 (32-row tiles) or 72-76 rows (64-row tiles);
-  // with more rows left it takes the path without bounds checks.
+  // copy_any_size's halo tiles (destination rows off 32 bytes): a tile with its halo has 104 or
+  // 108 rows (96-row tiles, to 6 bytes) or 68 or 72 (64-row tiles, from 7 bytes); with more rows
+  // left it takes the path without bounds checks.
   for (int e : {3, 5, 6, 7, 9, 13, 15})
-    for (std::int64_t rows : {35, 36, 37, 40, 41, 71, 72, 73, 76, 77, 105, 108, 109, 140, 141})
+    for (std::int64_t rows :
+         {35, 37, 67, 69, 71, 73, 77, 95, 97, 103, 105, 107, 109, 141, 203, 209})
       check_unaligned({rows, 1031, e}, rows * 11 + e);
 }
 
@@ -276,8 +295,9 @@ TEST(GpuCopyUnaligned, MoreTileRowsColumnStripsAndMatricesThanTheGrid) {
   constexpr std::int64_t unaligned_tile_rows = copy_unaligned_tile_rows<4>;
   constexpr std::int64_t unaligned_8_tile_rows = copy_unaligned_tile_rows<8>;
   constexpr std::int64_t sectors_tile_rows = copy_sectors_policy<16>::tile_rows;
-  constexpr std::int64_t any_size_3_tile_rows = copy_any_size_policy<3>::tile_rows;
-  constexpr std::int64_t any_size_9_tile_rows = copy_any_size_policy<9>::tile_rows;
+  // copy_any_size: 3 columns of 3 or 9 bytes, destination rows off 32 bytes (odd rows).
+  constexpr std::int64_t any_size_3_tile_rows = copy_any_size_halo_policy<3>::tile_rows;
+  constexpr std::int64_t any_size_9_tile_rows = copy_any_size_halo_policy<9>::tile_rows;
   static_assert(!tiles_walk_down(65535 * sectors_tile_rows, 3), "tall: walked across");
   check_unaligned({65535 * unaligned_tile_rows + 45, 3, 4}, 501);
   check_unaligned({65535 * unaligned_8_tile_rows + 45, 3, 8}, 504);
@@ -287,8 +307,8 @@ TEST(GpuCopyUnaligned, MoreTileRowsColumnStripsAndMatricesThanTheGrid) {
   constexpr std::int64_t unaligned_tile_cols = copy_unaligned_policy<4>::tile_bytes / 4;
   constexpr std::int64_t unaligned_8_tile_cols = copy_unaligned_policy<8>::tile_bytes / 8;
   constexpr std::int64_t sectors_tile_cols = copy_sectors_policy<16>::tile_cols;
-  constexpr std::int64_t any_size_3_tile_cols = copy_any_size_policy<3>::tile_bytes / 3;
-  constexpr std::int64_t any_size_9_tile_cols = copy_any_size_policy<9>::tile_bytes / 9;
+  constexpr std::int64_t any_size_3_tile_cols = copy_any_size_halo_policy<3>::tile_bytes / 3;
+  constexpr std::int64_t any_size_9_tile_cols = copy_any_size_halo_policy<9>::tile_bytes / 9;
   static_assert(tiles_walk_down(3, 65535 * sectors_tile_cols), "wide: walked down");
   check_unaligned({3, 65535 * unaligned_tile_cols + 45, 4}, 507);
   check_unaligned({3, 65535 * unaligned_8_tile_cols + 45, 8}, 508);
