@@ -79,12 +79,16 @@ any_size_tiles aligned_3_tiles_for(const copy_args& a) {
 
 // Where every destination row starts on 32 bytes, 5 to 15 bytes (nineteenth session, H100): at 3
 // rows a column the tall tiles ran 0.003-0.014 ahead for every size, at 2 between 0.007 behind
-// and 0.008 ahead. Rows off 32 bytes: copy_any_size_halo_policy's comment.
+// and 0.008 ahead; 96 rows for 5 and 6 bytes: copy_any_size_tall_rows_96_policy's comment. Rows
+// off 32 bytes: copy_any_size_halo_policy's comment.
 any_size_tiles any_size_tiles_for(const copy_args& a, std::size_t elem_bytes) {
   const int e = static_cast<int>(elem_bytes);
   if (!rows_aligned(a.dst, a.ldb, a.dst_stride, a.batch, e, 32)) return any_size_tiles::halo;
   if (e == 3) return aligned_3_tiles_for(a);
-  return a.rows >= 3 * a.cols ? any_size_tiles::tall : any_size_tiles::standard;
+  if (a.rows < 3 * a.cols) return any_size_tiles::standard;
+  const std::int64_t columns = any_size_tile_bytes(e) / e;
+  const std::int64_t covered = (a.cols + columns - 1) / columns * columns;
+  return e < 7 && 10 * a.cols < 9 * covered ? any_size_tiles::tall_rows_96 : any_size_tiles::tall;
 }
 
 namespace {
@@ -115,6 +119,9 @@ void with_any_size_policy(const copy_args& a, std::size_t elem_bytes, F&& f) {
       switch (tiles) {
         case any_size_tiles::tall:
           return f(e, policy_tag<copy_any_size_tall_policy<E>>{});
+        case any_size_tiles::tall_rows_96:
+          if constexpr (E < 7) return f(e, policy_tag<copy_any_size_tall_rows_96_policy>{});
+          break;
         case any_size_tiles::standard:
           return f(e, policy_tag<copy_any_size_policy<E>>{});
         default:

@@ -141,9 +141,11 @@ bool super_elements_chosen(const copy_args& a, std::size_t elem_bytes, int word_
 /// - 3 bytes, every destination row on 32 bytes: `columns_64` (copy_any_size_3_columns_64_policy)
 ///   where 64-column tiles fill the columns at least 1/8 better than 42-column ones, `rows_128`
 ///   where those are at least 0.85 full, `rows_96` where they are less;
-/// - 5 to 15 bytes, every destination row on 32 bytes: `tall` (copy_any_size_tall_policy) on at
-///   least three rows a column, else `standard` (copy_any_size_policy).
-enum class any_size_tiles { standard, tall, halo, rows_128, rows_96, columns_64 };
+/// - 5 to 15 bytes, every destination row on 32 bytes: on at least three rows a column `tall`
+///   (copy_any_size_tall_policy), or for 5 and 6 bytes where those tiles' columns are under 0.9
+///   full `tall_rows_96` (copy_any_size_tall_rows_96_policy); else `standard`
+///   (copy_any_size_policy).
+enum class any_size_tiles { standard, tall, tall_rows_96, halo, rows_128, rows_96, columns_64 };
 any_size_tiles any_size_tiles_for(const copy_args& a, std::size_t elem_bytes);
 void launch_copy_any_size(const copy_args& a, std::size_t elem_bytes, cudaStream_t stream);
 /// The tiles launch_copy_any_size runs `a` in, for a plan's text: "tiles of R rows x C columns",

@@ -258,6 +258,15 @@ using copy_any_size_3_columns_64_policy = any_size_columns_policy<32, 256, 128, 
 template <int E>
 struct copy_any_size_tall_policy : tile_policy<(E < 7 ? 128 : 64), any_size_tile_bytes(E), 256, 4> {
 };
+/// copy_any_size's tall tiles for 5- and 6-byte elements where copy_any_size_tall_policy's
+/// columns are under 0.9 full (any_size_tiles_for's `tall_rows_96`): 96 rows, 192 threads, six
+/// blocks per SM. On the H100 (twentieth session, docs/performance.md; scratch harness, L2
+/// evicted, x copy, one round), against copy_any_size_tall_policy: 6-byte 1000000 x 64 and x 65
+/// (columns 0.76-0.77 full) 0.932-0.933 against 0.916-0.921, 5-byte x 65 (0.87) 0.953 against
+/// 0.946; where the columns are 0.95 full and more, level or behind (6-byte x 100, 400000 x 300,
+/// 100000 x 1000, 12288 x 4096, 16384 x 4096 0.932-0.948 against 0.939-0.953; 5-byte x 100 0.954
+/// against 0.953).
+using copy_any_size_tall_rows_96_policy = tile_policy<96, 128, 192, 6>;
 /// copy_any_size where a destination row starts off 32 bytes (the tiles load a halo of
 /// ceil(31 / E) rows; any_size_tiles_for's `halo`): larger tiles loaded in one step with fewer
 /// blocks, for more bytes in flight per SM than copy_any_size_policy<E>'s six blocks of 64 (to 6

@@ -467,7 +467,7 @@ TEST(GpuCopyTranspose, AnySizeDispatchBoundaries) {
   // copy_any_size's tiles (any_size_tiles_for): the halo tiles wherever a destination row starts
   // off 32 bytes; 3 bytes, 32 x 64 where those fill the columns 1/8 better than 42-column ones,
   // else 128 x 42 at least 0.85 full, else 96 x 42; 5 to 15 bytes, the tall tiles from three rows
-  // a column.
+  // a column (96 rows for 5 and 6 bytes where their columns are under 0.9 full).
   using detail::cuda::any_size_tiles;
   using detail::cuda::any_size_tiles_for;
   EXPECT_EQ(any_size_tiles_for(dense_args(8193, 8192), 3), any_size_tiles::halo);
@@ -493,13 +493,20 @@ TEST(GpuCopyTranspose, AnySizeDispatchBoundaries) {
   EXPECT_EQ(any_size_tiles_for(dense_args(3073, 1024), 5), any_size_tiles::halo);
   EXPECT_EQ(any_size_tiles_for(dense_args(3088, 1024), 6), any_size_tiles::tall);  // 3088 * 6 on 32
   EXPECT_EQ(any_size_tiles_for(dense_args(3088, 1024), 7), any_size_tiles::halo);  // 3088 * 7 off
+  // 96 rows for 5 and 6 bytes where the tall tiles' columns are under 0.9 full.
+  EXPECT_EQ(any_size_tiles_for(dense_args(3008, 64), 6), any_size_tiles::tall_rows_96);  // 64/84
+  EXPECT_EQ(any_size_tiles_for(dense_args(3008, 84), 6), any_size_tiles::tall);
+  EXPECT_EQ(any_size_tiles_for(dense_args(3008, 67), 5), any_size_tiles::tall_rows_96);  // 67/75
+  EXPECT_EQ(any_size_tiles_for(dense_args(3008, 68), 5), any_size_tiles::tall);          // 68/75
+  EXPECT_EQ(any_size_tiles_for(dense_args(3008, 37), 7), any_size_tiles::tall);          // 37/72
   EXPECT_EQ(any_size_tiles_for(dense_args(8192, 8192), 15), any_size_tiles::standard);
   EXPECT_EQ(any_size_tiles_for(dense_args(8191, 8192), 15), any_size_tiles::halo);
   for (const copy_case c :
        {copy_case{5024, 128, 3}, copy_case{5024, 300, 3}, copy_case{5024, 100, 3},
         copy_case{4096, 1024, 3}, copy_case{3072, 1024, 5}, copy_case{20000, 100, 7},
         copy_case{20000, 64, 15}, copy_case{3008, 700, 11}, copy_case{20001, 100, 3},
-        copy_case{3073, 1024, 5}, copy_case{20001, 100, 7}, copy_case{3009, 700, 11}})
+        copy_case{3073, 1024, 5}, copy_case{20001, 100, 7}, copy_case{3009, 700, 11},
+        copy_case{20000, 64, 6}, copy_case{20000, 67, 5}})
     check_copy(c, route::automatic, 320 + c.cols + c.e);
   // Aligned 12-byte chunks: the super-element kernel on tall shapes of at most 128 columns.
   EXPECT_FALSE(copy_any_size_chosen(dense_args(5000, 64), 12, 4));

@@ -184,11 +184,12 @@ TEST(GpuCopyUnaligned, AnySize3TilesSmallSanitizerShapes) {
   }
 }
 
-// copy_any_size's tiles for elements of 5 to 15 bytes other than copy_any_size_policy's: the tall
-// ones (copy_any_size_tall_policy: 128 rows to 6 bytes, 64 from 7), which any_size_tiles_for
-// takes where every destination row starts on 32 bytes and there are at least three rows a
-// column, and the halo ones (copy_any_size_halo_policy: 96 rows to 6 bytes, 64 from 7) where a
-// destination row starts off 32 bytes; on small shapes under compute-sanitizer: padded
+// copy_any_size's tiles for elements of 5 to 15 bytes other than copy_any_size_policy's, which
+// any_size_tiles_for picks: where every destination row starts on 32 bytes and there are at
+// least three rows a column the tall ones (copy_any_size_tall_policy: 128 rows to 6 bytes, 64
+// from 7; for 5 and 6 bytes copy_any_size_tall_rows_96_policy where those tiles' columns are
+// under 0.9 full), and the halo ones (copy_any_size_halo_policy: 96 rows to 6 bytes, 64 from 7)
+// where a destination row starts off 32 bytes; on small shapes under compute-sanitizer: padded
 // destination rows and tiles cut by both edges, fewer rows than a tile, a misaligned source, a
 // strided batch (its second matrix off 32 bytes for the halo tiles).
 TEST(GpuCopyUnaligned, AnySizeTallAndHaloTilesSmallSanitizerShapes) {
@@ -196,15 +197,20 @@ TEST(GpuCopyUnaligned, AnySizeTallAndHaloTilesSmallSanitizerShapes) {
   using xpose::detail::cuda::any_size_tiles;
   for (int e : {5, 6, 7, 9, 10, 11, 12, 13, 14, 15}) {
     const std::size_t ue = static_cast<std::size_t>(e);
+    // Tall tiles' columns (25 of 5 bytes, 21 of 6) under 0.9 full: 96 rows for 5 and 6 bytes.
+    const any_size_tiles tall_96 = e < 7 ? any_size_tiles::tall_rows_96 : any_size_tiles::tall;
+    const any_size_tiles tall_96_at_5 = e == 5 ? tall_96 : any_size_tiles::tall;
+    const any_size_tiles tall_96_at_6 = e == 6 ? tall_96 : any_size_tiles::tall;
     const struct {
       unaligned_case c;
       any_size_tiles tiles;
     } cases[] = {
-        {{600, 103, e, 0, 608}, any_size_tiles::tall},
-        {{100, 30, e, 0, 128}, any_size_tiles::tall},
-        {{50, 16, e, 0, 64}, any_size_tiles::tall},
-        {{520, 130, e, 131, 544}, any_size_tiles::tall},
-        {{300, 70, e, 73, 320, 2, 300 * 73 + 5, 70 * 320, 3 * ue}, any_size_tiles::tall},
+        {{600, 103, e, 0, 608}, tall_96_at_5},  // 103 of 125 columns, 103 of 105
+        {{600, 84, e, 0, 608}, tall_96_at_5},   // 84 of 100, 84 of 84
+        {{100, 10, e, 0, 128}, tall_96},
+        {{50, 16, e, 0, 64}, tall_96},
+        {{520, 130, e, 131, 544}, tall_96},  // 130 of 150, 130 of 147
+        {{300, 70, e, 73, 320, 2, 300 * 73 + 5, 70 * 320, 3 * ue}, tall_96_at_6},  // 70 of 84
         {{601, 103, e}, any_size_tiles::halo},
         {{100, 30, e, 0, 101}, any_size_tiles::halo},
         {{50, 16, e}, any_size_tiles::halo},

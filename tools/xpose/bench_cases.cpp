@@ -182,6 +182,11 @@ std::vector<bench_case> default_cuda_cases() {
   // tiles).
   add(cases, "cuda out-of-place copy_tuned", cuda, false, route::copy_tuned,
       {{1000000, 65, 5}, {700000, 100, 11}});
+  // 6-byte ones whose 128-row tall tiles' columns would be under 0.9 full (96-row tiles).
+  add(cases, "cuda out-of-place copy_tuned", cuda, false, route::copy_tuned, {{1000000, 65, 6}});
+  // Destination rows off 32 bytes (odd rows): copy_any_size's halo tiles.
+  add(cases, "cuda out-of-place copy_tuned", cuda, false, route::copy_tuned,
+      {{1000001, 100, 3}, {16385, 4096, 3}, {1000001, 65, 7}, {700001, 100, 11}});
   // Short, wide ones past the skinny shapes (48 to 320 rows): copy_full_height.
   add(cases, "cuda out-of-place copy_tuned", cuda, false, route::copy_tuned,
       {{65, 688297, 3},
