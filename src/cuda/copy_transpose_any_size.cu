@@ -56,6 +56,13 @@ bool copy_any_size_chosen(const copy_args& a, std::size_t elem_bytes, int word_b
 }
 
 namespace {
+// The columns `columns`-column tiles cover.
+std::int64_t covered_columns(const copy_args& a, std::int64_t columns) {
+  return (a.cols + columns - 1) / columns * columns;
+}
+constexpr std::int64_t columns_32 = copy_any_size_3_columns_32_policy::columns;
+static_assert(columns_32 == copy_any_size_3_halo_columns_32_policy::columns, "both 32 columns");
+
 // On the H100 (eighteenth and nineteenth sessions, docs/performance.md; x copy): 64-column tiles
 // on 1000000 x 128 (all of 128 columns against 128 of 168) 0.904-0.917 against 0.887-0.888 on
 // 128 x 42 and 0.909-0.911 on 96 x 42; on 1000000 x 200 (200 of 256 against 200 of 210) 0.847
@@ -66,8 +73,11 @@ any_size_tiles aligned_3_tiles_for(const copy_args& a) {
   constexpr std::int64_t narrow = copy_any_size_3_rows_128_policy::tile_bytes / 3;
   constexpr std::int64_t tall = copy_any_size_3_rows_128_policy::tile_rows;
   static_assert(narrow == copy_any_size_3_rows_96_policy::tile_bytes / 3, "both 42 columns");
-  const std::int64_t covered_wide = (a.cols + wide - 1) / wide * wide;
-  const std::int64_t covered_narrow = (a.cols + narrow - 1) / narrow * narrow;
+  const std::int64_t covered_narrow = covered_columns(a, narrow);
+  // copy_any_size_3_columns_32_policy's comment: cols / covered_32 >= cols / covered_narrow.
+  if (a.rows >= 2 * a.cols && covered_columns(a, columns_32) <= covered_narrow)
+    return any_size_tiles::columns_32;
+  const std::int64_t covered_wide = covered_columns(a, wide);
   // cols / covered_wide - cols / covered_narrow >= 1/8
   if (8 * a.cols * (covered_narrow - covered_wide) >= covered_wide * covered_narrow)
     return any_size_tiles::columns_64;
@@ -80,14 +90,23 @@ any_size_tiles aligned_3_tiles_for(const copy_args& a) {
 // Where every destination row starts on 32 bytes, 5 to 15 bytes (nineteenth session, H100): at 3
 // rows a column the tall tiles ran 0.003-0.014 ahead for every size, at 2 between 0.007 behind
 // and 0.008 ahead; 96 rows for 5 and 6 bytes: copy_any_size_tall_rows_96_policy's comment. Rows
-// off 32 bytes: copy_any_size_halo_policy's comment.
+// off 32 bytes: copy_any_size_halo_policy's comment; 32 columns for 3 bytes:
+// copy_any_size_3_columns_32_policy's comment.
 any_size_tiles any_size_tiles_for(const copy_args& a, std::size_t elem_bytes) {
   const int e = static_cast<int>(elem_bytes);
-  if (!rows_aligned(a.dst, a.ldb, a.dst_stride, a.batch, e, 32)) return any_size_tiles::halo;
+  if (!rows_aligned(a.dst, a.ldb, a.dst_stride, a.batch, e, 32)) {
+    if (e != 3 || a.rows < 2 * a.cols) return any_size_tiles::halo;
+    // cols / covered_32 - cols / covered_42 >= 1/5
+    const std::int64_t covered_32 = covered_columns(a, columns_32);
+    const std::int64_t covered_42 =
+        covered_columns(a, copy_any_size_halo_policy<3>::tile_bytes / 3);
+    return 5 * a.cols * (covered_42 - covered_32) >= covered_32 * covered_42
+               ? any_size_tiles::halo_columns_32
+               : any_size_tiles::halo;
+  }
   if (e == 3) return aligned_3_tiles_for(a);
   if (a.rows < 3 * a.cols) return any_size_tiles::standard;
-  const std::int64_t columns = any_size_tile_bytes(e) / e;
-  const std::int64_t covered = (a.cols + columns - 1) / columns * columns;
+  const std::int64_t covered = covered_columns(a, any_size_tile_bytes(e) / e);
   return e < 7 && 10 * a.cols < 9 * covered ? any_size_tiles::tall_rows_96 : any_size_tiles::tall;
 }
 
@@ -112,6 +131,10 @@ void with_any_size_policy(const copy_args& a, std::size_t elem_bytes, F&& f) {
           return f(e, policy_tag<copy_any_size_3_rows_96_policy>{});
         case any_size_tiles::columns_64:
           return f(e, policy_tag<copy_any_size_3_columns_64_policy>{});
+        case any_size_tiles::columns_32:
+          return f(e, policy_tag<copy_any_size_3_columns_32_policy>{});
+        case any_size_tiles::halo_columns_32:
+          return f(e, policy_tag<copy_any_size_3_halo_columns_32_policy>{});
         default:
           break;
       }

@@ -465,13 +465,21 @@ TEST(GpuCopyTranspose, AnySizeDispatchBoundaries) {
                             copy_case{100003, 31, 5}, copy_case{100003, 57, 9}})
     check_copy(c, route::automatic, 300 + c.cols + c.e);
   // copy_any_size's tiles (any_size_tiles_for): the halo tiles wherever a destination row starts
-  // off 32 bytes; 3 bytes, 32 x 64 where those fill the columns 1/8 better than 42-column ones,
-  // else 128 x 42 at least 0.85 full, else 96 x 42; 5 to 15 bytes, the tall tiles from three rows
-  // a column (96 rows for 5 and 6 bytes where their columns are under 0.9 full).
+  // off 32 bytes (for 3 bytes, 32 columns from two rows a column where those fill the columns 1/5
+  // better than 42); 3 bytes, from two rows a column 96 x 32 where those fill the columns as well
+  // as 42-column ones, else 32 x 64 where those fill them 1/8 better than 42-column ones, else 128
+  // x 42 at least 0.85 full, else 96 x 42; 5 to 15 bytes, the tall tiles from three rows a column
+  // (96 rows for 5 and 6 bytes where their columns are under 0.9 full).
   using detail::cuda::any_size_tiles;
   using detail::cuda::any_size_tiles_for;
   EXPECT_EQ(any_size_tiles_for(dense_args(8193, 8192), 3), any_size_tiles::halo);
   EXPECT_EQ(any_size_tiles_for(dense_args(1000001, 100), 3), any_size_tiles::halo);
+  EXPECT_EQ(any_size_tiles_for(dense_args(1000001, 128), 3), any_size_tiles::halo_columns_32);
+  EXPECT_EQ(any_size_tiles_for(dense_args(1000001, 96), 3), any_size_tiles::halo_columns_32);
+  EXPECT_EQ(any_size_tiles_for(dense_args(1000001, 192), 3), any_size_tiles::halo);  // 0.09 fuller
+  EXPECT_EQ(any_size_tiles_for(dense_args(1000001, 256), 3), any_size_tiles::halo);  // 0.13 fuller
+  EXPECT_EQ(any_size_tiles_for(dense_args(255, 128), 3), any_size_tiles::halo);      // under 2 : 1
+  EXPECT_EQ(any_size_tiles_for(dense_args(1000001, 96), 5), any_size_tiles::halo);
   auto off_sectors = dense_args(8192, 8192);
   off_sectors.dst_stride = 8192 * 8192 + 1;
   off_sectors.batch = 2;
@@ -479,12 +487,15 @@ TEST(GpuCopyTranspose, AnySizeDispatchBoundaries) {
   EXPECT_EQ(any_size_tiles_for(off_sectors, 7), any_size_tiles::halo);
   EXPECT_EQ(any_size_tiles_for(dense_args(8192, 8192), 3), any_size_tiles::rows_128);
   EXPECT_EQ(any_size_tiles_for(dense_args(8192, 8193), 3), any_size_tiles::rows_128);
-  EXPECT_EQ(any_size_tiles_for(dense_args(5024, 128), 3), any_size_tiles::columns_64);  // 1 : 0.76
-  EXPECT_EQ(any_size_tiles_for(dense_args(5024, 127), 3), any_size_tiles::columns_64);
-  EXPECT_EQ(any_size_tiles_for(dense_args(5024, 126), 3), any_size_tiles::rows_128);  // 0.98
-  EXPECT_EQ(any_size_tiles_for(dense_args(5024, 200), 3), any_size_tiles::rows_128);  // 0.93
-  EXPECT_EQ(any_size_tiles_for(dense_args(5024, 300), 3), any_size_tiles::rows_128);  // 0.88
-  EXPECT_EQ(any_size_tiles_for(dense_args(5024, 100), 3), any_size_tiles::rows_96);   // 0.78
+  EXPECT_EQ(any_size_tiles_for(dense_args(5024, 128), 3), any_size_tiles::columns_32);  // 1 : 0.76
+  EXPECT_EQ(any_size_tiles_for(dense_args(5024, 127), 3), any_size_tiles::columns_32);
+  EXPECT_EQ(any_size_tiles_for(dense_args(5024, 300), 3), any_size_tiles::columns_32);  // 300/320
+  EXPECT_EQ(any_size_tiles_for(dense_args(8192, 4096), 3), any_size_tiles::columns_32);
+  EXPECT_EQ(any_size_tiles_for(dense_args(8160, 4096), 3), any_size_tiles::rows_128);  // < 2 : 1
+  EXPECT_EQ(any_size_tiles_for(dense_args(224, 128), 3), any_size_tiles::columns_64);  // < 2 : 1
+  EXPECT_EQ(any_size_tiles_for(dense_args(5024, 126), 3), any_size_tiles::rows_128);   // 0.98
+  EXPECT_EQ(any_size_tiles_for(dense_args(5024, 200), 3), any_size_tiles::rows_128);   // 0.93
+  EXPECT_EQ(any_size_tiles_for(dense_args(5024, 100), 3), any_size_tiles::rows_96);    // 0.78
   // The fill counts rows too: 0.85 is 435.2 of 512 rows (full columns).
   EXPECT_EQ(any_size_tiles_for(dense_args(416, 8400), 3), any_size_tiles::rows_96);
   EXPECT_EQ(any_size_tiles_for(dense_args(448, 8400), 3), any_size_tiles::rows_128);
@@ -503,10 +514,11 @@ TEST(GpuCopyTranspose, AnySizeDispatchBoundaries) {
   EXPECT_EQ(any_size_tiles_for(dense_args(8191, 8192), 15), any_size_tiles::halo);
   for (const copy_case c :
        {copy_case{5024, 128, 3}, copy_case{5024, 300, 3}, copy_case{5024, 100, 3},
-        copy_case{4096, 1024, 3}, copy_case{3072, 1024, 5}, copy_case{20000, 100, 7},
-        copy_case{20000, 64, 15}, copy_case{3008, 700, 11}, copy_case{20001, 100, 3},
-        copy_case{3073, 1024, 5}, copy_case{20001, 100, 7}, copy_case{3009, 700, 11},
-        copy_case{20000, 64, 6}, copy_case{20000, 67, 5}})
+        copy_case{5025, 128, 3}, copy_case{224, 128, 3}, copy_case{4096, 1024, 3},
+        copy_case{3072, 1024, 5}, copy_case{20000, 100, 7}, copy_case{20000, 64, 15},
+        copy_case{3008, 700, 11}, copy_case{20001, 100, 3}, copy_case{3073, 1024, 5},
+        copy_case{20001, 100, 7}, copy_case{3009, 700, 11}, copy_case{20000, 64, 6},
+        copy_case{20000, 67, 5}})
     check_copy(c, route::automatic, 320 + c.cols + c.e);
   // Aligned 12-byte chunks: the super-element kernel on tall shapes of at most 128 columns.
   EXPECT_FALSE(copy_any_size_chosen(dense_args(5000, 64), 12, 4));

@@ -149,10 +149,11 @@ TEST(GpuCopyUnaligned, LargePolicySmallSanitizerShapes) {
 }
 
 // copy_any_size's tiles for 3-byte elements (any_size_tiles_for picks them): on destination rows
-// that start on 32 bytes copy_any_size_3_rows_128_policy, _rows_96_policy and _columns_64_policy,
-// on rows that do not copy_any_size_halo_policy<3>; on small shapes under compute-sanitizer:
-// padded destination rows and tiles cut by both edges, fewer rows than a tile, source rows on 16
-// bytes and off, strided batches at a misaligned source (and destination matrices off 32 bytes).
+// that start on 32 bytes copy_any_size_3_rows_128_policy, _rows_96_policy, _columns_64_policy and
+// _columns_32_policy, on rows that do not copy_any_size_halo_policy<3> and
+// copy_any_size_3_halo_columns_32_policy; on small shapes under compute-sanitizer: padded
+// destination rows and tiles cut by both edges, fewer rows than a tile, source rows on 16 bytes
+// and off, strided batches at a misaligned source (and destination matrices off 32 bytes).
 TEST(GpuCopyUnaligned, AnySize3TilesSmallSanitizerShapes) {
   XPOSE_REQUIRE_GPU();
   using xpose::detail::cuda::any_size_tiles;
@@ -162,20 +163,27 @@ TEST(GpuCopyUnaligned, AnySize3TilesSmallSanitizerShapes) {
   } cases[] = {
       {{600, 120, 3, 0, 608}, any_size_tiles::rows_128},
       {{120, 40, 3, 0, 128}, any_size_tiles::rows_128},
-      {{1000, 160, 3, 163, 1024}, any_size_tiles::rows_128},
+      {{1000, 166, 3, 169, 1024}, any_size_tiles::rows_128},
       {{250, 82, 3, 85, 256, 2, 250 * 85 + 5, 82 * 256, 3}, any_size_tiles::rows_128},
       {{600, 100, 3, 0, 608}, any_size_tiles::rows_96},
-      {{80, 30, 3, 0, 96}, any_size_tiles::rows_96},
-      {{520, 130, 3, 131, 544}, any_size_tiles::rows_96},
+      {{80, 36, 3, 0, 96}, any_size_tiles::rows_96},
+      {{520, 210, 3, 211, 544}, any_size_tiles::rows_96},
       {{300, 70, 3, 73, 320, 2, 300 * 73 + 5, 70 * 320, 3}, any_size_tiles::rows_96},
-      {{301, 128, 3, 0, 320}, any_size_tiles::columns_64},
       {{20, 64, 3, 0, 32}, any_size_tiles::columns_64},
       {{64, 128, 3, 112}, any_size_tiles::columns_64},
       {{96, 128, 3, 131, 0, 2, 96 * 131 + 5, 128 * 96 + 32, 7}, any_size_tiles::columns_64},
+      {{301, 128, 3, 0, 320}, any_size_tiles::columns_32},
+      {{200, 96, 3, 0, 224}, any_size_tiles::columns_32},
+      {{90, 32, 3, 0, 96}, any_size_tiles::columns_32},
+      {{300, 64, 3, 67, 320, 2, 300 * 67 + 5, 64 * 320, 3}, any_size_tiles::columns_32},
       {{601, 120, 3}, any_size_tiles::halo},
       {{130, 1031, 3}, any_size_tiles::halo},
-      {{90, 30, 3, 0, 91}, any_size_tiles::halo},
+      {{90, 40, 3, 0, 91}, any_size_tiles::halo},
       {{250, 82, 3, 85, 256, 2, 250 * 85 + 5, 82 * 256 + 1, 3}, any_size_tiles::halo},
+      {{301, 128, 3}, any_size_tiles::halo_columns_32},
+      {{200, 96, 3, 0, 201}, any_size_tiles::halo_columns_32},
+      {{90, 32, 3}, any_size_tiles::halo_columns_32},
+      {{300, 64, 3, 67, 320, 2, 300 * 67 + 5, 64 * 320 + 1, 3}, any_size_tiles::halo_columns_32},
   };
   for (const auto& [c, tiles] : cases) {
     ASSERT_EQ(xpose::detail::cuda::any_size_tiles_for(destination_args(c), 3), tiles)

@@ -174,10 +174,11 @@ std::vector<bench_case> default_cuda_cases() {
        {1000001, 57, 9},
        {1000001, 40, 13}});
   // 3-byte shapes on destination rows on 32 bytes, each of copy_any_size's tiles for them: tall,
-  // narrow ones past the skinny shapes (96 x 42 tiles 0.79 full; 32 x 64 ones, which fill 128
-  // columns 1/8 better than 42-column ones), large squares and odd columns (128 x 42).
+  // narrow ones past the skinny shapes (96 x 42 tiles 0.79 full; 96 x 32 ones, which fill 128
+  // columns as well as 42-column ones, and 4096 columns on twice as many rows), large squares and
+  // odd columns (128 x 42).
   add(cases, "cuda out-of-place copy_tuned", cuda, false, route::copy_tuned,
-      {{1000000, 100, 3}, {1000000, 128, 3}, {16384, 16384, 3}, {8192, 8193, 3}});
+      {{1000000, 100, 3}, {1000000, 128, 3}, {8192, 4096, 3}, {16384, 16384, 3}, {8192, 8193, 3}});
   // Tall, narrow ones of larger elements, destination rows on 32 bytes (copy_any_size's tall
   // tiles).
   add(cases, "cuda out-of-place copy_tuned", cuda, false, route::copy_tuned,
@@ -186,7 +187,11 @@ std::vector<bench_case> default_cuda_cases() {
   add(cases, "cuda out-of-place copy_tuned", cuda, false, route::copy_tuned, {{1000000, 65, 6}});
   // Destination rows off 32 bytes (odd rows): copy_any_size's halo tiles.
   add(cases, "cuda out-of-place copy_tuned", cuda, false, route::copy_tuned,
-      {{1000001, 100, 3}, {16385, 4096, 3}, {1000001, 65, 7}, {700001, 100, 11}});
+      {{1000001, 100, 3},
+       {1000001, 128, 3},
+       {16385, 4096, 3},
+       {1000001, 65, 7},
+       {700001, 100, 11}});
   // Short, wide ones past the skinny shapes (48 to 320 rows): copy_full_height.
   add(cases, "cuda out-of-place copy_tuned", cuda, false, route::copy_tuned,
       {{65, 688297, 3},
