@@ -74,8 +74,10 @@ any_size_tiles aligned_3_tiles_for(const copy_args& a) {
   constexpr std::int64_t tall = copy_any_size_3_rows_128_policy::tile_rows;
   static_assert(narrow == copy_any_size_3_rows_96_policy::tile_bytes / 3, "both 42 columns");
   const std::int64_t covered_narrow = covered_columns(a, narrow);
-  // copy_any_size_3_columns_32_policy's comment: cols / covered_32 >= cols / covered_narrow.
-  if (a.rows >= 2 * a.cols && covered_columns(a, columns_32) <= covered_narrow)
+  // copy_any_size_3_columns_32_policy's comment: cols / covered_32 - cols / covered_narrow >= 1/32.
+  const std::int64_t covered_32 = covered_columns(a, columns_32);
+  if (a.rows >= 2 * a.cols &&
+      32 * a.cols * (covered_narrow - covered_32) >= covered_32 * covered_narrow)
     return any_size_tiles::columns_32;
   const std::int64_t covered_wide = covered_columns(a, wide);
   // cols / covered_wide - cols / covered_narrow >= 1/8

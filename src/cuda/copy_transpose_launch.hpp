@@ -141,10 +141,10 @@ bool super_elements_chosen(const copy_args& a, std::size_t elem_bytes, int word_
 ///   tiles fill the columns at least 1/5 better than 42-column ones, else `halo`
 ///   (copy_any_size_halo_policy);
 /// - 3 bytes, every destination row on 32 bytes: on at least two rows a column `columns_32`
-///   (copy_any_size_3_columns_32_policy) where 32-column tiles fill the columns at least as well
-///   as 42-column ones, else `columns_64` (copy_any_size_3_columns_64_policy) where 64-column
-///   tiles fill them at least 1/8 better than 42-column ones, `rows_128` where those are at least
-///   0.85 full, `rows_96` where they are less;
+///   (copy_any_size_3_columns_32_policy) where 32-column tiles fill the columns at least 1/32
+///   better than 42-column ones, else `columns_64` (copy_any_size_3_columns_64_policy) where
+///   64-column tiles fill them at least 1/8 better than 42-column ones, `rows_128` where those are
+///   at least 0.85 full, `rows_96` where they are less;
 /// - 5 to 15 bytes, every destination row on 32 bytes: on at least three rows a column `tall`
 ///   (copy_any_size_tall_policy), or for 5 and 6 bytes where those tiles' columns are under 0.9
 ///   full `tall_rows_96` (copy_any_size_tall_rows_96_policy); else `standard`

@@ -226,7 +226,7 @@ struct any_size_columns_policy : tile_policy<R, W, THREADS, MIN_BLOCKS> {
 ///   bytes), wherever those tiles are at least 0.85 full;
 /// - 96 rows x 42 columns, 192 threads, five blocks per SM, where they are less full;
 /// - 96 rows x 32 columns, 192 threads, five blocks per SM, on at least two rows a column where
-///   32-column tiles fill the columns at least as well as 42-column ones;
+///   32-column tiles fill the columns at least 1/32 better than 42-column ones;
 /// - 32 rows x 64 columns, 128 threads, eight blocks per SM, elsewhere where 64-column tiles fill
 ///   the columns at least 1/8 better than 42-column ones (128 columns: all of 128 against 128 of
 ///   168).
@@ -249,13 +249,14 @@ using copy_any_size_3_columns_64_policy = any_size_columns_policy<32, 256, 128, 
 /// The 96 x 32 tiles (twentieth session, docs/performance.md; harness, two rounds), against the
 /// library's tiles on 1000000 rows: 96 columns 0.950 against 0.918-0.919, 127 0.938 against
 /// 0.912-0.914, 128 0.931-0.934 against 0.908-0.911 (32 x 64), 160 0.943 against 0.939-0.940, 192
-/// 0.935 against 0.931-0.932, 256 0.936-0.937 against 0.913-0.917 (32 x 64); 8192 x 4096
-/// 0.937-0.938 against 0.925-0.926; behind where they fill the columns worse (100 columns: 0.880
-/// against 0.922-0.923) and on 16384 x 16384 (0.913 against 0.939); 128 x 32 tiles 0.921-0.943
-/// on the same shapes. With a halo (rows off 32 bytes; 224 threads), where 32-column tiles fill
-/// the columns at least 1/5 better: 1000003 x 96 0.914-0.916 against 0.865, x 128 0.909-0.911
-/// against 0.866-0.868; 1/8 to 1/5 better or less, behind (x 256 0.904-0.905 against
-/// 0.913-0.914, x 192 0.907-0.908 against 0.921-0.922).
+/// 0.935 against 0.931-0.932, 256 0.936-0.937 against 0.913-0.917 (32 x 64); behind where they
+/// fill the columns worse (100 columns: 0.880 against 0.922-0.923) and on 16384 x 16384 (0.913
+/// against 0.939); 128 x 32 tiles 0.921-0.943 on the same shapes. Where both fill the columns
+/// within 1/32 (A/B, xpose bench): 8192 x 4096 0.937 against 0.926-0.930, but 16384 x 8192 0.918
+/// against 0.934-0.938 and 32768 x 2048 0.935-0.936 against 0.937-0.944: not taken. With a halo
+/// (rows off 32 bytes; 224 threads), where 32-column tiles fill the columns at least 1/5 better:
+/// 1000003 x 96 0.914-0.916 against 0.865, x 128 0.909-0.911 against 0.866-0.868; 1/8 to 1/5 better
+/// or less, behind (x 256 0.904-0.905 against 0.913-0.914, x 192 0.907-0.908 against 0.921-0.922).
 using copy_any_size_3_columns_32_policy = any_size_columns_policy<96, 128, 192, 5, 32>;
 using copy_any_size_3_halo_columns_32_policy = any_size_columns_policy<96, 128, 224, 5, 32>;
 /// copy_any_size for tall matrices (at least three rows a column) of elements of 5 to 15 bytes

@@ -466,10 +466,10 @@ TEST(GpuCopyTranspose, AnySizeDispatchBoundaries) {
     check_copy(c, route::automatic, 300 + c.cols + c.e);
   // copy_any_size's tiles (any_size_tiles_for): the halo tiles wherever a destination row starts
   // off 32 bytes (for 3 bytes, 32 columns from two rows a column where those fill the columns 1/5
-  // better than 42); 3 bytes, from two rows a column 96 x 32 where those fill the columns as well
-  // as 42-column ones, else 32 x 64 where those fill them 1/8 better than 42-column ones, else 128
-  // x 42 at least 0.85 full, else 96 x 42; 5 to 15 bytes, the tall tiles from three rows a column
-  // (96 rows for 5 and 6 bytes where their columns are under 0.9 full).
+  // better than 42); 3 bytes, from two rows a column 96 x 32 where those fill the columns 1/32
+  // better than 42-column ones, else 32 x 64 where those fill them 1/8 better than 42-column ones,
+  // else 128 x 42 at least 0.85 full, else 96 x 42; 5 to 15 bytes, the tall tiles from three rows a
+  // column (96 rows for 5 and 6 bytes where their columns are under 0.9 full).
   using detail::cuda::any_size_tiles;
   using detail::cuda::any_size_tiles_for;
   EXPECT_EQ(any_size_tiles_for(dense_args(8193, 8192), 3), any_size_tiles::halo);
@@ -490,8 +490,10 @@ TEST(GpuCopyTranspose, AnySizeDispatchBoundaries) {
   EXPECT_EQ(any_size_tiles_for(dense_args(5024, 128), 3), any_size_tiles::columns_32);  // 1 : 0.76
   EXPECT_EQ(any_size_tiles_for(dense_args(5024, 127), 3), any_size_tiles::columns_32);
   EXPECT_EQ(any_size_tiles_for(dense_args(5024, 300), 3), any_size_tiles::columns_32);  // 300/320
-  EXPECT_EQ(any_size_tiles_for(dense_args(8192, 4096), 3), any_size_tiles::columns_32);
-  EXPECT_EQ(any_size_tiles_for(dense_args(8160, 4096), 3), any_size_tiles::rows_128);  // < 2 : 1
+  EXPECT_EQ(any_size_tiles_for(dense_args(5024, 160), 3), any_size_tiles::columns_32);  // 1/21
+  EXPECT_EQ(any_size_tiles_for(dense_args(5024, 768), 3), any_size_tiles::columns_32);  // 1/27
+  EXPECT_EQ(any_size_tiles_for(dense_args(5024, 736), 3), any_size_tiles::rows_128);    // 1/38
+  EXPECT_EQ(any_size_tiles_for(dense_args(8192, 4096), 3), any_size_tiles::rows_128);
   EXPECT_EQ(any_size_tiles_for(dense_args(224, 128), 3), any_size_tiles::columns_64);  // < 2 : 1
   EXPECT_EQ(any_size_tiles_for(dense_args(5024, 126), 3), any_size_tiles::rows_128);   // 0.98
   EXPECT_EQ(any_size_tiles_for(dense_args(5024, 200), 3), any_size_tiles::rows_128);   // 0.93

@@ -175,8 +175,8 @@ std::vector<bench_case> default_cuda_cases() {
        {1000001, 40, 13}});
   // 3-byte shapes on destination rows on 32 bytes, each of copy_any_size's tiles for them: tall,
   // narrow ones past the skinny shapes (96 x 42 tiles 0.79 full; 96 x 32 ones, which fill 128
-  // columns as well as 42-column ones, and 4096 columns on twice as many rows), large squares and
-  // odd columns (128 x 42).
+  // columns 1/4 better than 42-column ones), large squares, odd columns and 8192 x 4096 (128 x
+  // 42).
   add(cases, "cuda out-of-place copy_tuned", cuda, false, route::copy_tuned,
       {{1000000, 100, 3}, {1000000, 128, 3}, {8192, 4096, 3}, {16384, 16384, 3}, {8192, 8193, 3}});
   // Tall, narrow ones of larger elements, destination rows on 32 bytes (copy_any_size's tall
