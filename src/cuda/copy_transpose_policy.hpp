@@ -251,12 +251,13 @@ using copy_any_size_3_columns_64_policy = any_size_columns_policy<32, 256, 128, 
 /// 0.912-0.914, 128 0.931-0.934 against 0.908-0.911 (32 x 64), 160 0.943 against 0.939-0.940, 192
 /// 0.935 against 0.931-0.932, 256 0.936-0.937 against 0.913-0.917 (32 x 64); behind where they
 /// fill the columns worse (100 columns: 0.880 against 0.922-0.923) and on 16384 x 16384 (0.913
-/// against 0.939); 128 x 32 tiles 0.921-0.943 on the same shapes. Where both fill the columns
-/// within 1/32 (A/B, xpose bench): 8192 x 4096 0.937 against 0.926-0.930, but 16384 x 8192 0.918
-/// against 0.934-0.938 and 32768 x 2048 0.935-0.936 against 0.937-0.944: not taken. With a halo
-/// (rows off 32 bytes; 224 threads), where 32-column tiles fill the columns at least 1/5 better:
-/// 1000003 x 96 0.914-0.916 against 0.865, x 128 0.909-0.911 against 0.866-0.868; 1/8 to 1/5 better
-/// or less, behind (x 256 0.904-0.905 against 0.913-0.914, x 192 0.907-0.908 against 0.921-0.922).
+/// against 0.939); 128 x 32 tiles behind 96 x 32 on every 1000000-row shape. Where both fill the
+/// columns within 1/32 (A/B, xpose bench): 8192 x 4096 0.937 against 0.926-0.930, but 16384 x 8192
+/// 0.918 against 0.934-0.938 and 32768 x 2048 0.935-0.936 against 0.937-0.944: not taken. With a
+/// halo (rows off 32 bytes; 224 threads), where 32-column tiles fill the columns at least 1/5
+/// better: 1000003 x 96 0.914-0.916 against 0.865, x 128 0.909-0.911 against 0.866-0.868; 1/8 to
+/// 1/5 better or less, behind (x 256 0.904-0.905 against 0.913-0.914, x 192 0.907-0.908 against
+/// 0.921-0.922).
 using copy_any_size_3_columns_32_policy = any_size_columns_policy<96, 128, 192, 5, 32>;
 using copy_any_size_3_halo_columns_32_policy = any_size_columns_policy<96, 128, 224, 5, 32>;
 /// copy_any_size for tall matrices (at least three rows a column) of elements of 5 to 15 bytes
@@ -296,8 +297,8 @@ using copy_any_size_tall_rows_96_policy = tile_policy<96, 128, 192, 6>;
 /// 1000001 x 65); 6 bytes 0.937 against 0.916 on 321 rows, within 0.002 on 1025 to 16385 rows;
 /// 7 to 15 bytes 0.915-0.974 against 0.845-0.973 (7-byte 1000001 x 65 0.949-0.952 against
 /// 0.894-0.896, 9-byte 0.915-0.916 against 0.845-0.846, 11-byte 700001 x 100 0.937 against
-/// 0.887), behind by at most 0.003 on three shapes (10- and 12-byte 4097 rows, the 11-byte
-/// square).
+/// 0.887), behind by at most 0.003 on five shapes (6-byte 4097 rows and the square, 10- and
+/// 12-byte 4097 rows, the 11-byte square).
 template <int E>
 struct copy_any_size_halo_policy
     : tile_policy<(E < 7 ? 96 : 64), any_size_tile_bytes(E),
