@@ -233,10 +233,9 @@ TEST(Plans, DescribeNamesTheGpuKernel) {
         << line;
   }
   // copy_any_size names its tiles: for 3-byte elements 128 x 42, 96 x 42 where those are under
-  // 0.85 full, 96 x 32 on tall shapes where 32 columns fill as well, 32 x 64 where 64 columns
-  // fill 1/8 better; the tall tiles from 5 bytes (96 rows
-  // for 5 and 6 bytes where their columns are under 0.9 full); the halo tiles where a
-  // destination row starts off 32 bytes at execute.
+  // 0.85 full, 96 x 32 on tall shapes where 32 columns fill 1/32 better, 32 x 64 where 64 columns
+  // fill 1/8 better; the tall tiles from 5 bytes (96 rows for 5 and 6 bytes where their columns
+  // are under 0.9 full); the halo tiles where a destination row starts off 32 bytes at execute.
   for (const auto& [rows, cols, e, tiles] :
        {std::tuple<std::int64_t, std::int64_t, std::size_t, const char*>{
             16384, 16384, 3, "tiles of 128 rows x 42 columns when"},
