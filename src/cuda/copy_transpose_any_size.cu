@@ -60,6 +60,14 @@ namespace {
 std::int64_t covered_columns(const copy_args& a, std::int64_t columns) {
   return (a.cols + columns - 1) / columns * columns;
 }
+// Whether `columns`-column tiles fill a's columns at least 1/by better than `than`-column ones:
+// cols / covered(columns) - cols / covered(than) >= 1 / by.
+bool fills_columns_better(const copy_args& a, std::int64_t columns, std::int64_t than,
+                          std::int64_t by) {
+  const std::int64_t covered = covered_columns(a, columns);
+  const std::int64_t covered_than = covered_columns(a, than);
+  return by * a.cols * (covered_than - covered) >= covered * covered_than;
+}
 constexpr std::int64_t columns_32 = copy_any_size_3_columns_32_policy::columns;
 static_assert(columns_32 == copy_any_size_3_halo_columns_32_policy::columns, "both 32 columns");
 
@@ -73,18 +81,12 @@ any_size_tiles aligned_3_tiles_for(const copy_args& a) {
   constexpr std::int64_t narrow = copy_any_size_3_rows_128_policy::tile_bytes / 3;
   constexpr std::int64_t tall = copy_any_size_3_rows_128_policy::tile_rows;
   static_assert(narrow == copy_any_size_3_rows_96_policy::tile_bytes / 3, "both 42 columns");
-  const std::int64_t covered_narrow = covered_columns(a, narrow);
-  // copy_any_size_3_columns_32_policy's comment: cols / covered_32 - cols / covered_narrow >= 1/32.
-  const std::int64_t covered_32 = covered_columns(a, columns_32);
-  if (a.rows >= 2 * a.cols &&
-      32 * a.cols * (covered_narrow - covered_32) >= covered_32 * covered_narrow)
+  // copy_any_size_3_columns_32_policy's comment.
+  if (a.rows >= 2 * a.cols && fills_columns_better(a, columns_32, narrow, 32))
     return any_size_tiles::columns_32;
-  const std::int64_t covered_wide = covered_columns(a, wide);
-  // cols / covered_wide - cols / covered_narrow >= 1/8
-  if (8 * a.cols * (covered_narrow - covered_wide) >= covered_wide * covered_narrow)
-    return any_size_tiles::columns_64;
+  if (fills_columns_better(a, wide, narrow, 8)) return any_size_tiles::columns_64;
   const double fill = static_cast<double>(a.rows) / rows_in_whole_tiles(a.rows, tall) *
-                      static_cast<double>(a.cols) / static_cast<double>(covered_narrow);
+                      static_cast<double>(a.cols) / static_cast<double>(covered_columns(a, narrow));
   return fill >= 0.85 ? any_size_tiles::rows_128 : any_size_tiles::rows_96;
 }
 }  // namespace
@@ -97,14 +99,10 @@ any_size_tiles aligned_3_tiles_for(const copy_args& a) {
 any_size_tiles any_size_tiles_for(const copy_args& a, std::size_t elem_bytes) {
   const int e = static_cast<int>(elem_bytes);
   if (!rows_aligned(a.dst, a.ldb, a.dst_stride, a.batch, e, 32)) {
-    if (e != 3 || a.rows < 2 * a.cols) return any_size_tiles::halo;
-    // cols / covered_32 - cols / covered_42 >= 1/5
-    const std::int64_t covered_32 = covered_columns(a, columns_32);
-    const std::int64_t covered_42 =
-        covered_columns(a, copy_any_size_halo_policy<3>::tile_bytes / 3);
-    return 5 * a.cols * (covered_42 - covered_32) >= covered_32 * covered_42
-               ? any_size_tiles::halo_columns_32
-               : any_size_tiles::halo;
+    constexpr std::int64_t halo_3_columns = copy_any_size_halo_policy<3>::tile_bytes / 3;
+    const bool columns_32_fill_better =
+        e == 3 && a.rows >= 2 * a.cols && fills_columns_better(a, columns_32, halo_3_columns, 5);
+    return columns_32_fill_better ? any_size_tiles::halo_columns_32 : any_size_tiles::halo;
   }
   if (e == 3) return aligned_3_tiles_for(a);
   if (a.rows < 3 * a.cols) return any_size_tiles::standard;
