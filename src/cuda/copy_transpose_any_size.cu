@@ -70,6 +70,14 @@ bool fills_columns_better(const copy_args& a, std::int64_t columns, std::int64_t
 }
 constexpr std::int64_t columns_32 = copy_any_size_3_columns_32_policy::columns;
 static_assert(columns_32 == copy_any_size_3_halo_columns_32_policy::columns, "both 32 columns");
+// The tile row bytes any_size_tiles_for compares from 6 bytes on (halo) and from 7 (tall).
+constexpr int narrow_row_bytes = copy_any_size_halo_policy<6>::tile_bytes;
+constexpr int wide_row_bytes = copy_any_size_halo_wide_policy<6>::tile_bytes;
+static_assert(narrow_row_bytes == copy_any_size_tall_rows_96_policy::tile_bytes &&
+                  wide_row_bytes == copy_any_size_tall_policy<7>::tile_bytes &&
+                  narrow_row_bytes == copy_any_size_halo_policy<15>::tile_bytes &&
+                  wide_row_bytes == copy_any_size_halo_wide_policy<15>::tile_bytes,
+              "128- and 256-byte tile rows");
 
 // On the H100 (eighteenth and nineteenth sessions, docs/performance.md; x copy): 64-column tiles
 // on 1000000 x 128 (all of 128 columns against 128 of 168) 0.904-0.917 against 0.887-0.888 on
@@ -93,21 +101,26 @@ any_size_tiles aligned_3_tiles_for(const copy_args& a) {
 
 // Where every destination row starts on 32 bytes, 5 to 15 bytes (nineteenth session, H100): at 3
 // rows a column the tall tiles ran 0.003-0.014 ahead for every size, at 2 between 0.007 behind
-// and 0.008 ahead; 96 rows for 5 and 6 bytes: copy_any_size_tall_rows_96_policy's comment. Rows
-// off 32 bytes: copy_any_size_halo_policy's comment; 32 columns for 3 bytes:
-// copy_any_size_3_columns_32_policy's comment.
+// and 0.008 ahead; 96 rows of 128 bytes: copy_any_size_tall_rows_96_policy's comment. Rows off 32
+// bytes: copy_any_size_halo_policy's and copy_any_size_halo_wide_policy's comments; 32 columns
+// for 3 bytes: copy_any_size_3_columns_32_policy's comment.
 any_size_tiles any_size_tiles_for(const copy_args& a, std::size_t elem_bytes) {
   const int e = static_cast<int>(elem_bytes);
+  // From 6 bytes (halo) and 7 (tall): whether tiles of 128-byte rows fill the columns at least
+  // 1/10 better than tiles of 256-byte rows.
+  const bool narrow_rows_fill_better =
+      e >= 6 && fills_columns_better(a, narrow_row_bytes / e, wide_row_bytes / e, 10);
   if (!rows_aligned(a.dst, a.ldb, a.dst_stride, a.batch, e, 32)) {
     constexpr std::int64_t halo_3_columns = copy_any_size_halo_policy<3>::tile_bytes / 3;
-    const bool columns_32_fill_better =
-        e == 3 && a.rows >= 2 * a.cols && fills_columns_better(a, columns_32, halo_3_columns, 5);
-    return columns_32_fill_better ? any_size_tiles::halo_columns_32 : any_size_tiles::halo;
+    if (e == 3 && a.rows >= 2 * a.cols && fills_columns_better(a, columns_32, halo_3_columns, 5))
+      return any_size_tiles::halo_columns_32;
+    return e < 6 || narrow_rows_fill_better ? any_size_tiles::halo : any_size_tiles::halo_wide;
   }
   if (e == 3) return aligned_3_tiles_for(a);
   if (a.rows < 3 * a.cols) return any_size_tiles::standard;
+  if (e >= 7) return narrow_rows_fill_better ? any_size_tiles::tall_rows_96 : any_size_tiles::tall;
   const std::int64_t covered = covered_columns(a, any_size_tile_bytes(e) / e);
-  return e < 7 && 10 * a.cols < 9 * covered ? any_size_tiles::tall_rows_96 : any_size_tiles::tall;
+  return 10 * a.cols < 9 * covered ? any_size_tiles::tall_rows_96 : any_size_tiles::tall;
 }
 
 namespace {
@@ -123,6 +136,10 @@ void with_any_size_policy(const copy_args& a, std::size_t elem_bytes, F&& f) {
     constexpr int E = decltype(e)::value;
     const any_size_tiles tiles = any_size_tiles_for(a, E);
     if (tiles == any_size_tiles::halo) return f(e, policy_tag<copy_any_size_halo_policy<E>>{});
+    if constexpr (E >= 6) {
+      if (tiles == any_size_tiles::halo_wide)
+        return f(e, policy_tag<copy_any_size_halo_wide_policy<E>>{});
+    }
     if constexpr (E == 3) {
       switch (tiles) {
         case any_size_tiles::rows_128:
@@ -143,8 +160,7 @@ void with_any_size_policy(const copy_args& a, std::size_t elem_bytes, F&& f) {
         case any_size_tiles::tall:
           return f(e, policy_tag<copy_any_size_tall_policy<E>>{});
         case any_size_tiles::tall_rows_96:
-          if constexpr (E < 7) return f(e, policy_tag<copy_any_size_tall_rows_96_policy>{});
-          break;
+          return f(e, policy_tag<copy_any_size_tall_rows_96_policy>{});
         case any_size_tiles::standard:
           return f(e, policy_tag<copy_any_size_policy<E>>{});
         default:

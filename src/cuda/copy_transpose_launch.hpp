@@ -135,25 +135,29 @@ bool any_size_tiles_full(const copy_args& a, std::size_t elem_bytes);
 constexpr std::int64_t super_elements_most_cols = 128;
 bool super_elements_chosen(const copy_args& a, std::size_t elem_bytes, int word_bytes);
 /// The tiles copy_any_size runs `a` in (elements of `elem_bytes`, copy_any_size_takes; the
-/// policies are in copy_transpose_policy.hpp):
+/// policies are in copy_transpose_policy.hpp). "Fill the columns better": the matrix's columns
+/// over those its tile strips cover, compared between two tile widths.
 /// - where a destination row starts off 32 bytes (the tiles load a halo): for 3 bytes on at least
 ///   two rows a column `halo_columns_32` (copy_any_size_3_halo_columns_32_policy) where 32-column
-///   tiles fill the columns at least 1/5 better than 42-column ones, else `halo`
-///   (copy_any_size_halo_policy);
+///   tiles fill the columns at least 1/5 better than 42-column ones; from 6 bytes `halo_wide`
+///   (copy_any_size_halo_wide_policy, 256-byte tile rows) but where tiles of 128-byte rows fill
+///   the columns at least 1/10 better; else `halo` (copy_any_size_halo_policy, 128-byte rows);
 /// - 3 bytes, every destination row on 32 bytes: on at least two rows a column `columns_32`
 ///   (copy_any_size_3_columns_32_policy) where 32-column tiles fill the columns at least 1/32
 ///   better than 42-column ones, else `columns_64` (copy_any_size_3_columns_64_policy) where
 ///   64-column tiles fill them at least 1/8 better than 42-column ones, `rows_128` where those are
 ///   at least 0.85 full, `rows_96` where they are less;
 /// - 5 to 15 bytes, every destination row on 32 bytes: on at least three rows a column `tall`
-///   (copy_any_size_tall_policy), or for 5 and 6 bytes where those tiles' columns are under 0.9
-///   full `tall_rows_96` (copy_any_size_tall_rows_96_policy); else `standard`
-///   (copy_any_size_policy).
+///   (copy_any_size_tall_policy), or `tall_rows_96` (copy_any_size_tall_rows_96_policy, 128-byte
+///   rows) for 5 and 6 bytes where the tall tiles' columns are under 0.9 full and from 7 bytes
+///   where 128-byte rows fill the columns at least 1/10 better than the tall tiles' 256; else
+///   `standard` (copy_any_size_policy).
 enum class any_size_tiles {
   standard,
   tall,
   tall_rows_96,
   halo,
+  halo_wide,
   rows_128,
   rows_96,
   columns_64,

@@ -277,35 +277,60 @@ using copy_any_size_3_halo_columns_32_policy = any_size_columns_policy<96, 128, 
 template <int E>
 struct copy_any_size_tall_policy : tile_policy<(E < 7 ? 128 : 64), any_size_tile_bytes(E), 256, 4> {
 };
-/// copy_any_size's tall tiles for 5- and 6-byte elements where copy_any_size_tall_policy's
-/// columns are under 0.9 full (any_size_tiles_for's `tall_rows_96`): 96 rows, 192 threads, six
-/// blocks per SM. On the H100 (twentieth session, docs/performance.md; scratch harness, L2
+/// copy_any_size's tall tiles of 128-byte rows (any_size_tiles_for's `tall_rows_96`): 96 rows,
+/// 192 threads, six blocks per SM. For 5 and 6 bytes where copy_any_size_tall_policy's columns
+/// are under 0.9 full; on the H100 (twentieth session, docs/performance.md; scratch harness, L2
 /// evicted, x copy, one round), against copy_any_size_tall_policy: 6-byte 1000000 x 64 and x 65
 /// (columns 0.76-0.77 full) 0.932-0.933 against 0.916-0.921, 5-byte x 65 (0.87) 0.953 against
 /// 0.946; where the columns are 0.95 full and more, level or behind (6-byte x 100, 400000 x 300,
 /// 100000 x 1000, 12288 x 4096, 16384 x 4096 0.932-0.948 against 0.939-0.953; 5-byte x 100 0.954
-/// against 0.953).
+/// against 0.953). From 7 bytes, where their columns (128 / E) fill the matrix's at least 1/10
+/// better than copy_any_size_tall_policy's 256-byte rows (twenty-first session, one round):
+/// 7-byte 1000000 x 75 0.938 against 0.882, 9-byte x 65 0.942 against 0.935, 10-byte x 76 0.958
+/// against 0.927, 11-byte x 70 0.960 against 0.925, 12-byte x 65 0.959 against 0.951, 15-byte
+/// 800000 x 70 0.959 against 0.944 (five blocks per SM: 0.929-0.959).
 using copy_any_size_tall_rows_96_policy = tile_policy<96, 128, 192, 6>;
 /// copy_any_size where a destination row starts off 32 bytes (the tiles load a halo of
-/// ceil(31 / E) rows; any_size_tiles_for's `halo`): larger tiles loaded in one step with fewer
-/// blocks, for more bytes in flight per SM than copy_any_size_policy<E>'s six blocks of 64 (to 6
-/// bytes) or 32 rows with their halos: 96 rows, 224 threads, five blocks per SM up to 6 bytes; 64
-/// rows, 288 threads, four blocks per SM from 7 bytes; the columns of copy_any_size_policy<E>.
-/// On the H100 (twentieth session, docs/performance.md; scratch harness, L2 evicted, x copy, one
-/// or two rounds), against copy_any_size_policy<E>: 3 bytes 0.911-0.959 against 0.868-0.944
-/// (321 x 278749, 1025 x 87297, 9461 x 9457, 16385 x 5461), 1000001 x 100 0.881-0.883 against
-/// 0.832-0.833 (128-row tiles, 288 threads, four blocks: 0.884-0.956 on these shapes, 0.862-0.864
-/// on 1000001 x 100); 5 bytes 0.920-0.972 against 0.882-0.964 (0.932-0.934 against 0.888-0.890 on
-/// 1000001 x 65); 6 bytes 0.937 against 0.916 on 321 rows, within 0.002 on 1025 to 16385 rows;
-/// 7 to 15 bytes 0.915-0.974 against 0.845-0.973 (7-byte 1000001 x 65 0.949-0.952 against
-/// 0.894-0.896, 9-byte 0.915-0.916 against 0.845-0.846, 11-byte 700001 x 100 0.937 against
-/// 0.887), behind by at most 0.003 on five shapes (6-byte 4097 rows and the square, 10- and
-/// 12-byte 4097 rows, the 11-byte square).
+/// ceil(31 / E) rows; any_size_tiles_for's `halo`): 96 rows of 128 bytes (the columns of
+/// copy_any_size_policy<E> up to 6 bytes, 18 to 8 of 7 to 15 bytes), 224 threads (one load
+/// step), five blocks per SM: larger tiles than copy_any_size_policy<E>'s six blocks of 64 rows,
+/// for more bytes in flight per SM. On the H100 (twentieth session, docs/performance.md; scratch
+/// harness, L2 evicted, x copy, one or two rounds), against copy_any_size_policy<E>: 3 bytes
+/// 0.911-0.959 against 0.868-0.944 (321 x 278749, 1025 x 87297, 9461 x 9457, 16385 x 5461),
+/// 1000001 x 100 0.881-0.883 against 0.832-0.833 (128-row tiles, 288 threads, four blocks:
+/// 0.884-0.956 on these shapes, 0.862-0.864 on 1000001 x 100); 5 bytes 0.920-0.972 against
+/// 0.882-0.964 (0.932-0.934 against 0.888-0.890 on 1000001 x 65); 6 bytes 0.937 against 0.916 on
+/// 321 rows, within 0.002 on 1025 to 16385 rows. From 6 bytes they run only where their columns
+/// fill the matrix's at least 1/10 better than copy_any_size_halo_wide_policy's (twenty-first
+/// session, two rounds, against those): 7-byte 1000001 x 75 0.919-0.920 against 0.863-0.864,
+/// 9-byte x 65 0.940-0.941 against 0.914-0.915, 10-byte x 76 0.942-0.943 against 0.901-0.902,
+/// 11-byte x 70 0.935-0.936 against 0.889, 12-byte x 65 0.949-0.950 against 0.923, x 50 0.960-0.961
+/// against 0.934, 14-byte x 60 (1/8.4 better) 0.946 against 0.940, 15-byte 800001 x 70
+/// 0.946-0.947 against 0.929, 6-byte x 100 0.942-0.943 against 0.934-0.935 and 700001 x 128
+/// 0.924-0.926 against 0.914 (one round); where they fill 1/20 better or less, behind: 7-byte x 100
+/// 0.937 against 0.948-0.949, 9-byte x 80 and 700001 x 130 0.941-0.946 against 0.947-0.952,
+/// 10-byte x 65 0.932-0.934 against 0.947-0.948, 13-byte x 65 0.920 against 0.929.
 template <int E>
-struct copy_any_size_halo_policy
-    : tile_policy<(E < 7 ? 96 : 64), any_size_tile_bytes(E),
-                  any_size_one_step_threads(E, (E < 7 ? 96 : 64), any_size_tile_bytes(E)),
-                  (E < 7 ? 5 : 4)> {};
+struct copy_any_size_halo_policy : tile_policy<96, 128, any_size_one_step_threads(E, 96, 128), 5> {
+};
+/// copy_any_size's halo tiles of 256-byte rows for 6 to 15 bytes (any_size_tiles_for's
+/// `halo_wide`), loaded in one step: 96 rows, 416 threads, three blocks per SM for 6 bytes; 64
+/// rows, 288 threads, four blocks per SM from 7. On the H100 (twentieth session, against
+/// copy_any_size_policy<E>, harness, one or two rounds): 7 to 15 bytes 0.915-0.974 against
+/// 0.845-0.973 (7-byte 1000001 x 65 0.949-0.952 against 0.894-0.896, 9-byte 0.915-0.916 against
+/// 0.845-0.846, 11-byte 700001 x 100 0.937 against 0.887), behind by at most 0.003 on five shapes
+/// (10- and 12-byte 4097 rows, the 11-byte square). 6 bytes (twenty-first session, two rounds,
+/// against copy_any_size_halo_policy<6>): 1000001 x 65 0.927-0.929 against 0.895-0.898, 16385 x
+/// 4096 0.935-0.936 against 0.929-0.930, 321 x 139375 0.955-0.957 against 0.926-0.929, 6001 x
+/// 7001 0.960-0.961 against 0.956-0.957, 16385 x 2731 0.950 against 0.947 (one round); level on
+/// 8193 x 8193, 1025 x 87297 and 4097 x 32769 (0.955 against 0.958, one round); 64 rows, 288
+/// threads, four blocks 0.914-0.916 on 1000001 x 65, level elsewhere.
+template <int E>
+struct copy_any_size_halo_wide_policy
+    : tile_policy<(E < 7 ? 96 : 64), 256, any_size_one_step_threads(E, (E < 7 ? 96 : 64), 256),
+                  (E < 7 ? 3 : 4)> {
+  static_assert(E >= 6, "5- and 3-byte elements take 128-byte rows");
+};
 /// A copy_any_size policy's tile columns: its `columns` where it names them, else W / E.
 template <class Policy, int E, class = void>
 struct any_size_columns : std::integral_constant<int, Policy::tile_bytes / E> {};

@@ -234,25 +234,26 @@ TEST(Plans, DescribeNamesTheGpuKernel) {
   }
   // copy_any_size names its tiles: for 3-byte elements 128 x 42, 96 x 42 where those are under
   // 0.85 full, 96 x 32 on tall shapes where 32 columns fill 1/32 better, 32 x 64 where 64 columns
-  // fill 1/8 better; the tall tiles from 5 bytes (96 rows for 5 and 6 bytes where their columns
-  // are under 0.9 full); the halo tiles where a destination row starts off 32 bytes at execute.
-  for (const auto& [rows, cols, e, tiles] :
-       {std::tuple<std::int64_t, std::int64_t, std::size_t, const char*>{
-            16384, 16384, 3, "tiles of 128 rows x 42 columns when"},
-        {1000000, 100, 3, "tiles of 96 rows x 42 columns when"},
-        {5024, 128, 3, "tiles of 96 rows x 32 columns when"},
-        {224, 128, 3, "tiles of 32 rows x 64 columns when"},
-        {3072, 1024, 5, "tiles of 128 rows x 25 columns when"},
-        {1000000, 64, 6, "tiles of 96 rows x 21 columns when"},
-        {20000, 100, 7, "tiles of 64 rows x 36 columns when"},
-        {8192, 8192, 7, "tiles of 32 rows x 36 columns when"}}) {
+  // fill 1/8 better; the tall tiles from 5 bytes (96 rows of 128 bytes for 5 and 6 bytes where
+  // their columns are under 0.9 full, from 7 where those fill the columns 1/10 better); the halo
+  // tiles where a destination row starts off 32 bytes at execute (96 rows of 128 bytes, from 6
+  // bytes 256-byte rows, 64 of them from 7, but where 128-byte rows fill the columns 1/10 better).
+  for (const auto& [rows, cols, e, tiles, halo_tiles] :
+       {std::tuple<std::int64_t, std::int64_t, std::size_t, const char*, const char*>{
+            16384, 16384, 3, "tiles of 128 rows x 42 columns when", "96 rows x 42 columns"},
+        {1000000, 100, 3, "tiles of 96 rows x 42 columns when", "96 rows x 42 columns"},
+        {5024, 128, 3, "tiles of 96 rows x 32 columns when", "96 rows x 32 columns"},
+        {224, 128, 3, "tiles of 32 rows x 64 columns when", "96 rows x 42 columns"},
+        {3072, 1024, 5, "tiles of 128 rows x 25 columns when", "96 rows x 25 columns"},
+        {1000000, 64, 6, "tiles of 96 rows x 21 columns when", "96 rows x 42 columns"},
+        {1000000, 100, 6, "tiles of 128 rows x 21 columns when", "96 rows x 21 columns"},
+        {20000, 100, 7, "tiles of 64 rows x 36 columns when", "64 rows x 36 columns"},
+        {1000000, 65, 9, "tiles of 96 rows x 14 columns when", "96 rows x 14 columns"},
+        {8192, 8192, 7, "tiles of 32 rows x 36 columns when", "64 rows x 36 columns"}}) {
     const std::string line = kernel_line(xpose::plan_copy(dense(rows, cols, e), 0, 0, gpu));
     EXPECT_NE(line.find(tiles), std::string::npos) << line;
-    EXPECT_NE(
-        line.find("at execute, else tiles of " + std::to_string(e < 7 ? 96 : 64) + " rows x "),
-        std::string::npos)
-        << line;
-    EXPECT_NE(line.find(" and a halo of " + std::to_string((31 + e - 1) / e) + " rows"),
+    EXPECT_NE(line.find(std::string("at execute, else tiles of ") + halo_tiles + " and a halo of " +
+                        std::to_string((31 + e - 1) / e) + " rows"),
               std::string::npos)
         << line;
   }
@@ -284,8 +285,9 @@ TEST(Plans, DescribeNamesTheGpuKernel) {
   EXPECT_NE(aligned_twelve.find("3 words of 4 bytes in aligned 16-byte chunks"), std::string::npos)
       << aligned_twelve;
   EXPECT_NE(aligned_twelve.find("else copy_any_size"), std::string::npos) << aligned_twelve;
-  EXPECT_NE(aligned_twelve.find("tiles of 64 rows x 21 columns where the destination rows start on "
-                                "32 bytes, and tiles of 64 rows x 21 columns and a halo of 3 rows "
+  // (64 columns: 96 rows of 128 bytes, 10 columns, fill them 1/7 better than 21-column tiles.)
+  EXPECT_NE(aligned_twelve.find("tiles of 96 rows x 10 columns where the destination rows start on "
+                                "32 bytes, and tiles of 96 rows x 10 columns and a halo of 3 rows "
                                 "where they do not"),
             std::string::npos)
       << aligned_twelve;

@@ -466,10 +466,12 @@ TEST(GpuCopyTranspose, AnySizeDispatchBoundaries) {
     check_copy(c, route::automatic, 300 + c.cols + c.e);
   // copy_any_size's tiles (any_size_tiles_for): the halo tiles wherever a destination row starts
   // off 32 bytes (for 3 bytes, 32 columns from two rows a column where those fill the columns 1/5
-  // better than 42); 3 bytes, from two rows a column 96 x 32 where those fill the columns 1/32
-  // better than 42-column ones, else 32 x 64 where those fill them 1/8 better than 42-column ones,
-  // else 128 x 42 at least 0.85 full, else 96 x 42; 5 to 15 bytes, the tall tiles from three rows a
-  // column (96 rows for 5 and 6 bytes where their columns are under 0.9 full).
+  // better than 42; from 6 bytes, 256-byte rows but where 128-byte ones fill the columns 1/10
+  // better); 3 bytes, from two rows a column 96 x 32 where those fill the columns 1/32 better than
+  // 42-column ones, else 32 x 64 where those fill them 1/8 better than 42-column ones, else 128 x
+  // 42 at least 0.85 full, else 96 x 42; 5 to 15 bytes, the tall tiles from three rows a column
+  // (96 rows of 128 bytes for 5 and 6 bytes where their columns are under 0.9 full, from 7 where
+  // those fill the columns 1/10 better).
   using detail::cuda::any_size_tiles;
   using detail::cuda::any_size_tiles_for;
   EXPECT_EQ(any_size_tiles_for(dense_args(8193, 8192), 3), any_size_tiles::halo);
@@ -484,7 +486,8 @@ TEST(GpuCopyTranspose, AnySizeDispatchBoundaries) {
   off_sectors.dst_stride = 8192 * 8192 + 1;
   off_sectors.batch = 2;
   EXPECT_EQ(any_size_tiles_for(off_sectors, 3), any_size_tiles::halo);  // second matrix's
-  EXPECT_EQ(any_size_tiles_for(off_sectors, 7), any_size_tiles::halo);
+  EXPECT_EQ(any_size_tiles_for(off_sectors, 7), any_size_tiles::halo_wide);
+  EXPECT_EQ(any_size_tiles_for(off_sectors, 5), any_size_tiles::halo);
   EXPECT_EQ(any_size_tiles_for(dense_args(8192, 8192), 3), any_size_tiles::rows_128);
   EXPECT_EQ(any_size_tiles_for(dense_args(8192, 8193), 3), any_size_tiles::rows_128);
   EXPECT_EQ(any_size_tiles_for(dense_args(5024, 128), 3), any_size_tiles::columns_32);  // 1 : 0.76
@@ -505,22 +508,34 @@ TEST(GpuCopyTranspose, AnySizeDispatchBoundaries) {
   EXPECT_EQ(any_size_tiles_for(dense_args(3040, 1024), 5), any_size_tiles::standard);
   EXPECT_EQ(any_size_tiles_for(dense_args(3073, 1024), 5), any_size_tiles::halo);
   EXPECT_EQ(any_size_tiles_for(dense_args(3088, 1024), 6), any_size_tiles::tall);  // 3088 * 6 on 32
-  EXPECT_EQ(any_size_tiles_for(dense_args(3088, 1024), 7), any_size_tiles::halo);  // 3088 * 7 off
+  EXPECT_EQ(any_size_tiles_for(dense_args(3088, 1024), 7), any_size_tiles::halo_wide);  // 7 off
+  // From 6 bytes with a halo, 128-byte rows where they fill the columns at least 1/10 better.
+  EXPECT_EQ(any_size_tiles_for(dense_args(1000001, 65), 6), any_size_tiles::halo_wide);   // equal
+  EXPECT_EQ(any_size_tiles_for(dense_args(1000001, 100), 6), any_size_tiles::halo);       // 0.16
+  EXPECT_EQ(any_size_tiles_for(dense_args(1000001, 65), 9), any_size_tiles::halo);        // 0.15
+  EXPECT_EQ(any_size_tiles_for(dense_args(1000001, 80), 9), any_size_tiles::halo_wide);   // equal
+  EXPECT_EQ(any_size_tiles_for(dense_args(100001, 170), 12), any_size_tiles::halo);       // 0.1005
+  EXPECT_EQ(any_size_tiles_for(dense_args(100001, 169), 12), any_size_tiles::halo_wide);  // 0.0999
   // 96 rows for 5 and 6 bytes where the tall tiles' columns are under 0.9 full.
   EXPECT_EQ(any_size_tiles_for(dense_args(3008, 64), 6), any_size_tiles::tall_rows_96);  // 64/84
   EXPECT_EQ(any_size_tiles_for(dense_args(3008, 84), 6), any_size_tiles::tall);
   EXPECT_EQ(any_size_tiles_for(dense_args(3008, 67), 5), any_size_tiles::tall_rows_96);  // 67/75
   EXPECT_EQ(any_size_tiles_for(dense_args(3008, 68), 5), any_size_tiles::tall);          // 68/75
-  EXPECT_EQ(any_size_tiles_for(dense_args(3008, 37), 7), any_size_tiles::tall);          // 37/72
+  // From 7 bytes, 96 rows of 128 bytes where those fill the columns at least 1/10 better.
+  EXPECT_EQ(any_size_tiles_for(dense_args(3008, 37), 7), any_size_tiles::tall_rows_96);  // 0.17
+  EXPECT_EQ(any_size_tiles_for(dense_args(3008, 100), 7), any_size_tiles::tall);         // equal
+  EXPECT_EQ(any_size_tiles_for(dense_args(3008, 170), 12), any_size_tiles::tall_rows_96);
+  EXPECT_EQ(any_size_tiles_for(dense_args(3008, 169), 12), any_size_tiles::tall);
   EXPECT_EQ(any_size_tiles_for(dense_args(8192, 8192), 15), any_size_tiles::standard);
-  EXPECT_EQ(any_size_tiles_for(dense_args(8191, 8192), 15), any_size_tiles::halo);
+  EXPECT_EQ(any_size_tiles_for(dense_args(8191, 8192), 15), any_size_tiles::halo_wide);
   for (const copy_case c :
        {copy_case{5024, 128, 3}, copy_case{5024, 300, 3}, copy_case{5024, 100, 3},
         copy_case{5025, 128, 3}, copy_case{224, 128, 3}, copy_case{4096, 1024, 3},
         copy_case{3072, 1024, 5}, copy_case{20000, 100, 7}, copy_case{20000, 64, 15},
         copy_case{3008, 700, 11}, copy_case{20001, 100, 3}, copy_case{3073, 1024, 5},
         copy_case{20001, 100, 7}, copy_case{3009, 700, 11}, copy_case{20000, 64, 6},
-        copy_case{20000, 67, 5}})
+        copy_case{20000, 67, 5}, copy_case{20001, 65, 9}, copy_case{20001, 65, 6},
+        copy_case{20000, 75, 11}})
     check_copy(c, route::automatic, 320 + c.cols + c.e);
   // Aligned 12-byte chunks: the super-element kernel on tall shapes of at most 128 columns.
   EXPECT_FALSE(copy_any_size_chosen(dense_args(5000, 64), 12, 4));

@@ -195,39 +195,52 @@ TEST(GpuCopyUnaligned, AnySize3TilesSmallSanitizerShapes) {
 // copy_any_size's tiles for elements of 5 to 15 bytes other than copy_any_size_policy's, which
 // any_size_tiles_for picks: where every destination row starts on 32 bytes and there are at
 // least three rows a column the tall ones (copy_any_size_tall_policy: 128 rows to 6 bytes, 64
-// from 7; for 5 and 6 bytes copy_any_size_tall_rows_96_policy where those tiles' columns are
-// under 0.9 full), and the halo ones (copy_any_size_halo_policy: 96 rows to 6 bytes, 64 from 7)
-// where a destination row starts off 32 bytes; on small shapes under compute-sanitizer: padded
-// destination rows and tiles cut by both edges, fewer rows than a tile, a misaligned source, a
-// strided batch (its second matrix off 32 bytes for the halo tiles).
+// from 7) or 96 rows of 128 bytes (copy_any_size_tall_rows_96_policy: for 5 and 6 bytes where the
+// tall tiles' columns are under 0.9 full, from 7 where their columns fill the matrix's at least
+// 1/10 better than the tall tiles'); where a destination row starts off 32 bytes the halo tiles of
+// 128-byte rows (copy_any_size_halo_policy) or, from 6 bytes, of 256-byte rows
+// (copy_any_size_halo_wide_policy) but where 128-byte rows fill the columns at least 1/10 better.
+// On small shapes under compute-sanitizer: padded destination rows and tiles cut by both edges,
+// fewer rows than a tile, a misaligned source, a strided batch (its second matrix off 32 bytes for
+// the halo tiles).
 TEST(GpuCopyUnaligned, AnySizeTallAndHaloTilesSmallSanitizerShapes) {
   XPOSE_REQUIRE_GPU();
   using xpose::detail::cuda::any_size_tiles;
-  for (int e : {5, 6, 7, 9, 10, 11, 12, 13, 14, 15}) {
+  constexpr any_size_tiles tall = any_size_tiles::tall, t96 = any_size_tiles::tall_rows_96,
+                           halo = any_size_tiles::halo, wide = any_size_tiles::halo_wide;
+  const int sizes[] = {5, 6, 7, 9, 10, 11, 12, 13, 14, 15};
+  // The tiles each case takes, for each of `sizes` (the columns of 128- and 256-byte rows:
+  // 25 and 51 of 5 bytes, 21 and 42 of 6, 18 and 36 of 7, 14 and 28 of 9, 12 and 25 of 10, 11
+  // and 23 of 11, 10 and 21 of 12, 9 and 19 of 13, 9 and 18 of 14, 8 and 17 of 15).
+  const struct {
+    unaligned_case shape;  // element size set per size
+    any_size_tiles tiles[10];
+  } cases[] = {
+      {{600, 103, 0, 0, 608}, {t96, tall, tall, tall, t96, tall, tall, tall, tall, t96}},
+      {{600, 84, 0, 0, 608}, {t96, tall, t96, tall, t96, tall, tall, tall, tall, tall}},
+      {{100, 10, 0, 0, 128}, {t96, t96, t96, t96, t96, t96, t96, tall, tall, tall}},
+      {{50, 16, 0, 0, 64}, {t96, t96, t96, tall, tall, tall, tall, tall, tall, tall}},
+      {{520, 130, 0, 131, 544}, {t96, t96, tall, tall, t96, tall, t96, tall, tall, tall}},
+      {{300, 70, 0, 73, 320, 2, 300 * 73 + 5, 70 * 320, 3},
+       {tall, t96, tall, t96, tall, t96, t96, tall, tall, t96}},
+      {{200, 20, 0, 0, 224}, {t96, tall, tall, tall, tall, tall, tall, t96, t96, t96}},
+      {{601, 103, 0}, {halo, halo, wide, wide, halo, wide, wide, wide, wide, halo}},
+      {{100, 30, 0, 0, 101}, {halo, wide, wide, halo, halo, halo, halo, wide, wide, wide}},
+      {{50, 16, 0}, {halo, halo, halo, wide, wide, wide, wide, wide, wide, wide}},
+      {{130, 1031, 0}, {halo, wide, wide, wide, wide, wide, wide, wide, wide, wide}},
+      {{521, 130, 0, 131, 545}, {halo, halo, wide, wide, halo, wide, halo, wide, wide, wide}},
+      {{300, 70, 0, 73, 320, 2, 300 * 73 + 5, 70 * 320 + 1, 3},
+       {halo, wide, wide, halo, wide, halo, halo, wide, wide, halo}},
+      {{201, 20, 0}, {halo, halo, wide, wide, wide, wide, wide, halo, halo, halo}},
+  };
+  for (std::size_t i = 0; i < std::size(sizes); ++i) {
+    const int e = sizes[i];
     const std::size_t ue = static_cast<std::size_t>(e);
-    // Tall tiles' columns (25 of 5 bytes, 21 of 6) under 0.9 full: 96 rows for 5 and 6 bytes.
-    const any_size_tiles tall_96 = e < 7 ? any_size_tiles::tall_rows_96 : any_size_tiles::tall;
-    const any_size_tiles tall_96_at_5 = e == 5 ? tall_96 : any_size_tiles::tall;
-    const any_size_tiles tall_96_at_6 = e == 6 ? tall_96 : any_size_tiles::tall;
-    const struct {
-      unaligned_case c;
-      any_size_tiles tiles;
-    } cases[] = {
-        {{600, 103, e, 0, 608}, tall_96_at_5},  // 103 of 125 columns, 103 of 105
-        {{600, 84, e, 0, 608}, tall_96_at_5},   // 84 of 100, 84 of 84
-        {{100, 10, e, 0, 128}, tall_96},
-        {{50, 16, e, 0, 64}, tall_96},
-        {{520, 130, e, 131, 544}, tall_96},  // 130 of 150, 130 of 147
-        {{300, 70, e, 73, 320, 2, 300 * 73 + 5, 70 * 320, 3 * ue}, tall_96_at_6},  // 70 of 84
-        {{601, 103, e}, any_size_tiles::halo},
-        {{100, 30, e, 0, 101}, any_size_tiles::halo},
-        {{50, 16, e}, any_size_tiles::halo},
-        {{130, 1031, e}, any_size_tiles::halo},
-        {{521, 130, e, 131, 545}, any_size_tiles::halo},
-        {{300, 70, e, 73, 320, 2, 300 * 73 + 5, 70 * 320 + 1, 3 * ue}, any_size_tiles::halo},
-    };
-    for (const auto& [c, tiles] : cases) {
-      ASSERT_EQ(xpose::detail::cuda::any_size_tiles_for(destination_args(c), ue), tiles)
+    for (const auto& [shape, tiles] : cases) {
+      unaligned_case c = shape;
+      c.e = e;
+      c.src_offset *= ue;  // the strided batches' source a whole number of elements off
+      ASSERT_EQ(xpose::detail::cuda::any_size_tiles_for(destination_args(c), ue), tiles[i])
           << c.rows << " x " << c.cols << " of " << e << " bytes";
       check_unaligned(c, 900 + c.rows + e);
     }
@@ -274,13 +287,17 @@ TEST(GpuCopyUnaligned, OddShapesAroundTileSizes) {
     for (std::int64_t rows : sides)
       for (std::int64_t cols : {17, 129, 1031})
         check_unaligned({rows, cols, e}, rows * 7 + cols + e);
-  // copy_any_size's halo tiles (destination rows off 32 bytes): a tile with its halo has 104 or
-  // 108 rows (96-row tiles, to 6 bytes) or 68 or 72 (64-row tiles, from 7 bytes); with more rows
-  // left it takes the path without bounds checks.
+  // copy_any_size's halo tiles (destination rows off 32 bytes): a tile with its halo has 100 to
+  // 108 rows (96-row tiles: 128-byte rows, and 256-byte ones of 6 bytes) or 68 or 72 (64 rows of
+  // 256 bytes from 7 bytes, as on 1031 columns); with more rows left it takes the path without
+  // bounds checks. 65 columns of 9 and 12 bytes take 96 rows of 128 bytes.
   for (int e : {3, 5, 6, 7, 9, 13, 15})
     for (std::int64_t rows :
          {35, 37, 67, 69, 71, 73, 77, 95, 97, 103, 105, 107, 109, 141, 203, 209})
       check_unaligned({rows, 1031, e}, rows * 11 + e);
+  for (int e : {9, 12})
+    for (std::int64_t rows : {95, 97, 99, 101, 103, 105, 193, 197, 301})
+      check_unaligned({rows, 65, e}, rows * 13 + e);
 }
 
 TEST(GpuCopyUnaligned, MisalignedPointersAndPaddedRows) {
@@ -309,7 +326,8 @@ TEST(GpuCopyUnaligned, MoreTileRowsColumnStripsAndMatricesThanTheGrid) {
   constexpr std::int64_t unaligned_tile_rows = copy_unaligned_tile_rows<4>;
   constexpr std::int64_t unaligned_8_tile_rows = copy_unaligned_tile_rows<8>;
   constexpr std::int64_t sectors_tile_rows = copy_sectors_policy<16>::tile_rows;
-  // copy_any_size: 3 columns of 3 or 9 bytes, destination rows off 32 bytes (odd rows).
+  // copy_any_size: 3 columns of 3 or 9 bytes, destination rows off 32 bytes (odd rows; tiles of
+  // 128-byte rows, which fill 3 columns of 9 bytes 1/10 better than 256-byte ones).
   constexpr std::int64_t any_size_3_tile_rows = copy_any_size_halo_policy<3>::tile_rows;
   constexpr std::int64_t any_size_9_tile_rows = copy_any_size_halo_policy<9>::tile_rows;
   static_assert(!tiles_walk_down(65535 * sectors_tile_rows, 3), "tall: walked across");
@@ -322,7 +340,8 @@ TEST(GpuCopyUnaligned, MoreTileRowsColumnStripsAndMatricesThanTheGrid) {
   constexpr std::int64_t unaligned_8_tile_cols = copy_unaligned_policy<8>::tile_bytes / 8;
   constexpr std::int64_t sectors_tile_cols = copy_sectors_policy<16>::tile_cols;
   constexpr std::int64_t any_size_3_tile_cols = copy_any_size_halo_policy<3>::tile_bytes / 3;
-  constexpr std::int64_t any_size_9_tile_cols = copy_any_size_halo_policy<9>::tile_bytes / 9;
+  // (3 rows of 9 bytes and many columns: 256-byte tile rows, which fill them as well.)
+  constexpr std::int64_t any_size_9_tile_cols = copy_any_size_halo_wide_policy<9>::tile_bytes / 9;
   static_assert(tiles_walk_down(3, 65535 * sectors_tile_cols), "wide: walked down");
   check_unaligned({3, 65535 * unaligned_tile_cols + 45, 4}, 507);
   check_unaligned({3, 65535 * unaligned_8_tile_cols + 45, 8}, 508);

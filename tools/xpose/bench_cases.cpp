@@ -185,13 +185,19 @@ std::vector<bench_case> default_cuda_cases() {
       {{1000000, 65, 5}, {700000, 100, 11}});
   // 6-byte ones whose 128-row tall tiles' columns would be under 0.9 full (96-row tiles).
   add(cases, "cuda out-of-place copy_tuned", cuda, false, route::copy_tuned, {{1000000, 65, 6}});
-  // Destination rows off 32 bytes (odd rows): copy_any_size's halo tiles.
+  // Destination rows off 32 bytes (odd rows): copy_any_size's halo tiles (from 6 bytes, 256-byte
+  // rows where 128-byte ones fill the columns no better: 6-byte x 65, 7-byte x 65).
   add(cases, "cuda out-of-place copy_tuned", cuda, false, route::copy_tuned,
       {{1000001, 100, 3},
        {1000001, 128, 3},
        {16385, 4096, 3},
+       {1000001, 65, 6},
        {1000001, 65, 7},
        {700001, 100, 11}});
+  // From 6 bytes, where 128-byte tile rows fill the columns at least 1/10 better than 256-byte
+  // ones: copy_any_size's halo tiles (odd rows) and tall tiles of 96 rows (even rows) of 128 bytes.
+  add(cases, "cuda out-of-place copy_tuned", cuda, false, route::copy_tuned,
+      {{1000001, 65, 9}, {1000001, 75, 7}, {1000000, 76, 10}});
   // Short, wide ones past the skinny shapes (48 to 320 rows): copy_full_height.
   add(cases, "cuda out-of-place copy_tuned", cuda, false, route::copy_tuned,
       {{65, 688297, 3},
