@@ -95,19 +95,29 @@ __host__ __device__ constexpr int elements_starting_in_chunk(int e) {
 /// warp calls it. SKIP_PAST_SEGMENT: covering chunks that hold none of the segment's C * E bytes
 /// are not read (copy_any_size, where that ran 0.003-0.01 x copy ahead on the bench's shapes of
 /// 3- to 9-byte elements; copy_full_height's tiles read them, where skipping them ran up to 0.01
-/// behind: 3-byte 92 x 486296, 5-byte 100 x 268435; eighteenth session, H100).
+/// behind: 3-byte 92 x 486296, 5-byte 100 x 268435; eighteenth session, H100). With it, where
+/// not INSIDE, the chunks past the bytes of the first `valid_cols` columns are not read either (a
+/// tile cut by the matrix's last column: twenty-first session, H100, harness, x copy, two rounds:
+/// 3-byte 1000000 x 100 0.937-0.938 against 0.922-0.923, x 65 0.940-0.945 against 0.924-0.928,
+/// 1000001 x 192 0.924-0.929 against 0.919-0.921; 5-byte 1000001 x 65 0.944 against 0.933-0.935,
+/// 6-byte 0.933-0.935 against 0.927-0.929, 7-byte x 75 0.926-0.930 against 0.916-0.920, 9-byte x
+/// 65 0.945-0.946 against 0.940-0.941; level where the last strip is full or a small part).
 template <int E, int CHUNKS_PER_ROW, int C, bool INSIDE, bool SKIP_PAST_SEGMENT, class ColumnStart>
 __device__ __forceinline__ void load_element_pieces(unsigned char* tile,
                                                     const unsigned char* first_row, std::int64_t ld,
                                                     int j, bool active, int rows_valid,
                                                     const unsigned char* src_end, int row_offset,
-                                                    ColumnStart column_start) {
+                                                    ColumnStart column_start, int valid_cols = C) {
   constexpr int G = 4;
   constexpr int U = elements_starting_in_chunk(E);
   // The words of the shifted 32 bytes the elements' bytes (and the unused last one's) come
   // from, with a word to spare for four_bytes_at.
   constexpr int window_words = (U * E + 3) / 4 + 1;
   uint4 rows[G];
+  // Not INSIDE, a lane whose chunk starts past the valid columns' bytes in every row (shifted by
+  // at most 15) reads nothing: no column of the tile starts in it, and the lane before needs none
+  // of it.
+  if (!INSIDE && SKIP_PAST_SEGMENT && 16 * j >= valid_cols * E + 15) active = false;
   load_row_chunks<G, CHUNKS_PER_ROW, INSIDE, SKIP_PAST_SEGMENT ? C * E : 0>(
       first_row, ld, j, active, rows_valid, src_end, rows);
   const int first = (16 * j + E - 1) / E;  // the first element starting in chunk j
@@ -190,13 +200,15 @@ struct any_size_tile {
   /// Source rows 0 .. rows_here - 1 (at most load_rows: smem_rows, or R when the destination
   /// rows start on sectors and the halo goes unused) of the tile at `src` (rows `ld` bytes
   /// apart), columns 0 .. C-1, into shared memory column by column. `src_end` is one past the
-  /// matrix's last source byte: covering chunks are read only before it. In a tile cut by the
-  /// last column the bytes past the row's end are read too (the next row's, or zero past
-  /// `src_end`) and never stored to the destination. INSIDE: the tile has all its columns and
+  /// matrix's last source byte: covering chunks are read only before it. A tile cut by the last
+  /// column (`valid_cols` of C) skips the chunks that lie past its columns' bytes at every row
+  /// alignment; the bytes past them in the chunks it reads (the next row's, or zero past
+  /// `src_end`) are never stored to the destination. INSIDE: the tile has all its columns and
   /// rows below it (so every covering chunk lies before `src_end`): no checks.
   template <bool INSIDE>
   __device__ static void load(unsigned char* tile, const unsigned char* src, std::int64_t ld,
-                              int rows_here, const unsigned char* src_end, int load_rows) {
+                              int rows_here, const unsigned char* src_end, int load_rows,
+                              int valid_cols) {
     const int items = load_rows / G * chunks_per_row;
     // A trip count known only at run time, even where every tile loads in one step: with the
     // one step known at compile time, ptxas spilled 136-144 bytes on the 3-byte tiles of 288 and
@@ -208,7 +220,7 @@ struct any_size_tile {
       const int g = item / chunks_per_row, j = item % chunks_per_row;
       load_element_pieces<E, chunks_per_row, C, INSIDE, true>(
           tile, src + g * G * ld, ld, j, active, rows_here - g * G, src_end, g * G * E,
-          [](int c) { return column_start(c); });
+          [](int c) { return column_start(c); }, valid_cols);
     }
   }
 
@@ -283,12 +295,14 @@ __global__ void __launch_bounds__(Policy::threads, Policy::min_blocks)
         const unsigned char* from = matrix + (r0 * lda + c0) * E;
         unsigned char* to = dst + (b * dst_stride + c0 * ldb + r0) * E;
         if (rows_left > tile_t::smem_rows && valid_cols == tile_t::C) {
-          tile_t::template load<true>(tile, from, lda * E, rows_here, matrix_end, load_rows);
+          tile_t::template load<true>(tile, from, lda * E, rows_here, matrix_end, load_rows,
+                                      valid_cols);
           __syncthreads();
           tile_t::template store_transposed<true>(tile, to, ldb * E, rows_left, valid_cols,
                                                   r0 == 0);
         } else {
-          tile_t::template load<false>(tile, from, lda * E, rows_here, matrix_end, load_rows);
+          tile_t::template load<false>(tile, from, lda * E, rows_here, matrix_end, load_rows,
+                                       valid_cols);
           __syncthreads();
           tile_t::template store_transposed<false>(tile, to, ldb * E, rows_left, valid_cols,
                                                    r0 == 0);
