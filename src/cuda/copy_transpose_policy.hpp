@@ -169,6 +169,19 @@ template <>
 struct copy_unaligned_large<2> {
   using policy = unaligned_policy<30, 128, 256, 4>;
 };
+/// 4-byte elements: 30 row blocks (120 rows) of 256 bytes, 512 threads, two blocks per SM. On the
+/// H100 (twenty-first session, docs/performance.md; harness, L2 evicted, x copy, two rounds),
+/// against copy_unaligned_policy<4> on shapes the rule takes: 16383 x 8193 0.947-0.949 against
+/// 0.918-0.920, 200003 x 401 0.939 against 0.908, 12001 x 12003 0.956-0.959 against 0.949-0.950,
+/// 11583 x 11585 0.957-0.960 against 0.949-0.953, 100003 x 671 0.948 against 0.940-0.941, 70001 x
+/// 1001 0.954-0.957 against 0.950-0.953, 9001 x 9001 0.956-0.959 against 0.952-0.955; level
+/// (within 0.004) on 8193 x 16383, 20011 x 7001, 40009 x 2001, 16383 x 4097 and 8209 x 8191. On
+/// wide shapes of fewer rows than the rule's, 0.004-0.015 behind (333 x 201001, 1001 x 70001,
+/// 2401 x 20851, 5001 x 13001).
+template <>
+struct copy_unaligned_large<4> {
+  using policy = unaligned_policy<30, 256, 512, 2>;
+};
 /// The rows one copy_unaligned tile owns (row blocks of 16 / E rows).
 template <int E>
 constexpr int copy_unaligned_tile_rows = copy_unaligned_policy<E>::row_blocks*(16 / E);

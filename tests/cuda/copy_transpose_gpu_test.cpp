@@ -146,8 +146,8 @@ TEST(GpuCopyTranspose, AlignedTilesCutByTheEdgesSmallSanitizerShapes) {
 
 // Matrices of 1-, 2- and 8-byte elements of at least copy_tuned_large_bytes and
 // copy_tuned_large_rows rows take copy_tuned_large's tiles: cut by the last row and column (rows
-// and columns left that fill part of a 16-byte vector), padded strides, a batch of two; 1- and
-// 2-byte ones with rows off 16 bytes copy_unaligned_large's policy.
+// and columns left that fill part of a 16-byte vector), padded strides, a batch of two; 1-, 2-
+// and 4-byte ones with rows off 16 bytes copy_unaligned_large's policy.
 TEST(GpuCopyTranspose, LargeMatrixTilesCutByTheEdges) {
   XPOSE_REQUIRE_GPU();
   using detail::cuda::copy_tuned_large_bytes, detail::cuda::copy_tuned_large_rows;
@@ -160,12 +160,14 @@ TEST(GpuCopyTranspose, LargeMatrixTilesCutByTheEdges) {
   check_copy({16416, 16400, 1, 0, 0, 2}, route::copy_tuned, 96);
   check_copy({11585, 11593, 2, 11600, 11616}, route::copy_tuned, 97);
   check_copy({8193, 4105, 8, 4106, 8196}, route::copy_tuned, 98);
-  // Rows off 16 bytes: copy_unaligned with copy_unaligned_large's policy (1- and 2-byte
+  // Rows off 16 bytes: copy_unaligned with copy_unaligned_large's policy (1-, 2- and 4-byte
   // elements).
   static_assert(std::int64_t{16383} * 16385 >= detail::cuda::copy_unaligned_large_bytes);
   static_assert(std::int64_t{16383} * 8193 * 2 >= detail::cuda::copy_unaligned_large_bytes);
+  static_assert(std::int64_t{12001} * 4201 * 4 >= detail::cuda::copy_unaligned_large_bytes);
   check_copy({16383, 16385, 1}, route::copy_tuned, 99);
   check_copy({16383, 8193, 2}, route::copy_tuned, 100);
+  check_copy({12001, 4201, 4, 4203, 12007}, route::copy_tuned, 101);
 }
 
 // Short, wide matrices: copy_full_height from its least rows (more for rows copy_unaligned would

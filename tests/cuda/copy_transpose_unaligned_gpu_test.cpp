@@ -130,13 +130,13 @@ TEST(GpuCopyUnaligned, SmallSanitizerShapes) {
   }
 }
 
-// copy_unaligned_large's policy (1- and 2-byte elements; the others keep the standard one), which
-// the dispatch takes only on matrices of 192 MiB and more, on small shapes under compute-sanitizer:
-// fewer rows than a tile, more rows than one tile (with its halo), padded rows, a strided batch at
-// misaligned pointers, destinations on 32 bytes.
+// copy_unaligned_large's policy (1-, 2- and 4-byte elements; 8-byte ones keep the standard one),
+// which the dispatch takes only on matrices of 192 MiB and more, on small shapes under
+// compute-sanitizer: fewer rows than a tile, more rows than one tile (with its halo), padded rows,
+// a strided batch at misaligned pointers, destinations on 32 bytes.
 TEST(GpuCopyUnaligned, LargePolicySmallSanitizerShapes) {
   XPOSE_REQUIRE_GPU();
-  for (int e : {1, 2}) {
+  for (int e : {1, 2, 4}) {
     const std::size_t ue = static_cast<std::size_t>(e);
     for (unaligned_case c :
          {unaligned_case{301, 517, e}, unaligned_case{1001, 259, e},
