@@ -26,6 +26,18 @@ constexpr std::int64_t tile_budget(std::size_t elem_bytes) {
 /// 0.85-0.94 x copy to 0.90-0.97. Four blocks of either size fit an SM (ptxas gives 54-64
 /// registers to 256 threads, 56 to 288).
 constexpr int fewer_steps_threads = 288;
+/// Where 288 threads would take three load steps and 320 take two (576 to 640 load items: 3- to
+/// 15-byte elements in 145 to 160 rows of 256-byte tile rows, 289 to 320 of 128-byte ones, 73 to
+/// 80 of 512-byte ones), 320 threads, three blocks per SM (four spill 140 bytes). On the H100
+/// (twenty-first session, docs/performance.md; harness, L2 evicted, x copy, two rounds), against
+/// 256 threads in three steps: 14-byte 75 x 200001 0.938-0.941 against 0.917-0.925, 6-byte 146 x
+/// 150001 0.928-0.931 against 0.914-0.916, 13-byte 320 x 30001 0.949-0.950 against 0.935-0.937,
+/// 9-byte 150 x 80001 0.952-0.958 against 0.940-0.943, 10-byte 158 x 66870 0.944-0.949 against
+/// 0.931-0.938, 3-byte 155 x 250001 0.928-0.930 against 0.919-0.922, 7-byte 157 x 123858
+/// 0.944-0.950 against 0.936-0.941, 6-byte 311 x 50707 0.932-0.940 against 0.928-0.932, 12-byte
+/// 158 x 60001 0.959-0.967 against 0.951-0.957; 5-byte 158 x 150001 level (0.941-0.942 against
+/// 0.937-0.942), 11-byte 300 x 30001 behind (0.895-0.896 against 0.900-0.902).
+constexpr int two_steps_threads = 320;
 
 /// 3- and 5-byte elements in one_step_least_rows to one_step_most_rows rows take 128-byte tile
 /// rows loaded in one step (threads: the tile's load items in whole warps, 160 to 224; five to
@@ -58,6 +70,9 @@ void launch_width(const copy_args& a, cudaStream_t stream) {
   if (loads_in_two_steps_of(a.rows, W, fewer_steps_threads))
     return launch_full_height_any_size_with<E, full_height_policy<W, fewer_steps_threads>>(a,
                                                                                            stream);
+  if (loads_in_two_steps_of(a.rows, W, two_steps_threads))
+    return launch_full_height_any_size_with<E, full_height_policy<W, two_steps_threads, 3>>(a,
+                                                                                            stream);
   launch_full_height_any_size_with<E, full_height_policy<W, 256>>(a, stream);
 }
 

@@ -681,10 +681,11 @@ TEST(GpuCopyFullHeight, SmallSanitizerShapes) {
   for (int e : {1, 2})
     check_unaligned(full_height({300, 301, e, 0, 0, 2, 0, 0, static_cast<std::size_t>(e), 0}),
                     1750 + e);
-  // 3- to 15-byte elements (65 and 130 rows: two load steps of 288 threads).
+  // 3- to 15-byte elements (65 and 130 rows: two load steps of 288 threads; 150 rows: of 320).
   for (int e : any_size_element_sizes) {
     const std::size_t ue = static_cast<std::size_t>(e);
     check_unaligned(full_height({67, 301, e}), 1800 + e);
+    check_unaligned(full_height({150, 140, e, 0, 0, 2, 0, 0, 5, 0}), 1930 + e);
     check_unaligned(full_height({49, 203, e, 207, 53, 2, 49 * 207 + 3, 203 * 53 + 5, ue, 3}),
                     1850 + e);
     check_unaligned(full_height({130, 150, e, 0, 0, 3, 0, 0, 7, ue + 1}), 1900 + e);
@@ -723,7 +724,7 @@ TEST(GpuCopyFullHeight, ColumnsAroundEachTileWidth) {
   XPOSE_REQUIRE_GPU();
   for (int e : full_height_sizes)
     for (std::int64_t rows :
-         {48, 64, 65, 75, 76, 96, 97, 112, 113, 139, 192, 193, 260, 320, 384, 385, 520}) {
+         {48, 64, 65, 75, 76, 96, 97, 112, 113, 139, 150, 192, 193, 260, 320, 384, 385, 520}) {
       const std::int64_t width = full_height_width(rows, e) / e;
       for (std::int64_t cols : {width - 1, width, width + 1, 2 * width - 1, 3 * width + 5}) {
         check_unaligned(full_height({rows, cols, e}), rows * 30 + cols + e);
