@@ -96,8 +96,9 @@ __host__ __device__ constexpr int elements_starting_in_chunk(int e) {
 /// are not read (copy_any_size, where that ran 0.003-0.01 x copy ahead on the bench's shapes of
 /// 3- to 9-byte elements; copy_full_height's tiles read them, where skipping them ran up to 0.01
 /// behind: 3-byte 92 x 486296, 5-byte 100 x 268435; eighteenth session, H100). With it, where
-/// not INSIDE, the chunks past the bytes of the first `valid_cols` columns are not read either (a
-/// tile cut by the matrix's last column: twenty-first session, H100, harness, x copy, two rounds:
+/// not INSIDE, the chunks that lie past the first `valid_cols` columns' bytes at every row
+/// alignment are not read either (a tile cut by the matrix's last column: twenty-first session,
+/// H100, harness, x copy, two rounds:
 /// 3-byte 1000000 x 100 0.937-0.938 against 0.922-0.923, x 65 0.940-0.945 against 0.924-0.928,
 /// 1000001 x 192 0.924-0.929 against 0.919-0.921; 5-byte 1000001 x 65 0.944 against 0.933-0.935,
 /// 6-byte 0.933-0.935 against 0.927-0.929, 7-byte x 75 0.926-0.930 against 0.916-0.920, 9-byte x

@@ -331,11 +331,11 @@ struct copy_any_size_halo_policy : tile_policy<96, 128, any_size_one_step_thread
 /// rows, 288 threads, four blocks per SM from 7. On the H100 (twentieth session, against
 /// copy_any_size_policy<E>, harness, one or two rounds): 7 to 15 bytes 0.915-0.974 against
 /// 0.845-0.973 (7-byte 1000001 x 65 0.949-0.952 against 0.894-0.896, 9-byte 0.915-0.916 against
-/// 0.845-0.846, 11-byte 700001 x 100 0.937 against 0.887), behind by at most 0.003 on five shapes
-/// (10- and 12-byte 4097 rows, the 11-byte square). 6 bytes (twenty-first session, two rounds,
-/// against copy_any_size_halo_policy<6>): 1000001 x 65 0.927-0.929 against 0.895-0.898, 16385 x
-/// 4096 0.935-0.936 against 0.929-0.930, 321 x 139375 0.955-0.957 against 0.926-0.929, 6001 x
-/// 7001 0.960-0.961 against 0.956-0.957, 16385 x 2731 0.950 against 0.947 (one round); level on
+/// 0.845-0.846, 11-byte 700001 x 100 0.937 against 0.887), behind by at most 0.003 on three
+/// shapes (10- and 12-byte 4097 rows, the 11-byte square). 6 bytes (twenty-first session, two
+/// rounds, against copy_any_size_halo_policy<6>): 1000001 x 65 0.927-0.929 against 0.895-0.898,
+/// 16385 x 4096 0.935-0.936 against 0.929-0.930, 321 x 139375 0.955-0.957 against 0.926-0.929, 6001
+/// x 7001 0.960-0.961 against 0.956-0.957, 16385 x 2731 0.950 against 0.947 (one round); level on
 /// 8193 x 8193, 1025 x 87297 and 4097 x 32769 (0.955 against 0.958, one round); 64 rows, 288
 /// threads, four blocks 0.914-0.916 on 1000001 x 65, level elsewhere.
 template <int E>
