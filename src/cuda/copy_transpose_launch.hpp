@@ -72,8 +72,11 @@ void launch_copy_tuned_tiles(const copy_args& a, int word_bytes, tuned_tiles til
 /// copy_unaligned: rows of any alignment, still with 16-byte global accesses and whole 32-byte
 /// destination sectors; word_bytes 1, 2, 4 or 8. Any shape. Matrices of at least
 /// copy_unaligned_large_bytes and copy_tuned_large_rows rows run copy_unaligned_large's policy
-/// (copy_transpose_policy.hpp).
+/// (copy_transpose_policy.hpp), and so do 4-byte ones of at least
+/// copy_unaligned_short_large_bytes whose rows its tiles fill at least 1/16 better
+/// (copy_unaligned_takes_large).
 void launch_copy_unaligned(const copy_args& a, int word_bytes, cudaStream_t stream);
+bool copy_unaligned_takes_large(const copy_args& a, int word_bytes);
 /// copy_unaligned with copy_unaligned_large's policy (`large`) or the standard one (tests run the
 /// large policy on small shapes).
 void launch_copy_unaligned_tiles(const copy_args& a, int word_bytes, bool large,

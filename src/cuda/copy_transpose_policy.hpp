@@ -182,9 +182,14 @@ template <>
 struct copy_unaligned_large<4> {
   using policy = unaligned_policy<30, 256, 512, 2>;
 };
-/// The rows one copy_unaligned tile owns (row blocks of 16 / E rows).
+/// The rows one copy_unaligned tile owns (row blocks of 16 / E rows), standard and large.
 template <int E>
 constexpr int copy_unaligned_tile_rows = copy_unaligned_policy<E>::row_blocks*(16 / E);
+template <int E>
+constexpr int copy_unaligned_large_tile_rows = copy_unaligned_large<E>::policy::row_blocks*(16 / E);
+/// The least bytes from which 4-byte matrices below the large rule take copy_unaligned_large's
+/// tiles where those fill the rows better (copy_unaligned_takes_large).
+constexpr std::int64_t copy_unaligned_short_large_bytes = std::int64_t{1} << 27;
 
 /// copy_sectors (16-byte elements, destination rows of any alignment): R source rows x C columns
 /// per tile, THREADS per block, MIN_BLOCKS resident blocks per SM asked of ptxas. From the same

@@ -20,10 +20,28 @@ void launch_for(const copy_args& a, bool large, cudaStream_t stream) {
 
 }  // namespace
 
+// Below the large rule, 4-byte matrices of a few tile rows take the large policy's 120-row tiles
+// where those fill the rows at least 1/16 better than the standard 56-row ones (rows / rows in
+// whole tiles). On the H100 (twenty-second session, docs/performance.md; harness, L2 evicted, x
+// copy, two rounds, large / standard): 240 x 150001 0.960-0.961 / 0.935-0.936 (fill 1.00 / 0.86),
+// 352 x 109219 0.925 / 0.910-0.914 (0.98 / 0.90), 353 x 109219 0.915-0.919 / 0.908-0.912; level
+// where the fill gain is 1/21 and less (480 x 70001, 600 x 54611, 704 x 54611, within 0.003);
+// behind where the standard tiles fill better (200 x 180001 0.919-0.920 / 0.942-0.944, 333 x
+// 201001 0.956-0.957 / 0.961-0.963). Measured on 144-180 MB; the rule starts at 128 MiB. For 1-
+// and 2-byte elements the large tiles were behind on such shapes even where they fill the rows
+// better (1-byte 950 x 140001 0.904-0.905 / 0.925, 2-byte 470 x 140001 0.926 / 0.936-0.937).
+bool copy_unaligned_takes_large(const copy_args& a, int word_bytes) {
+  if (takes_large_tiles(a.rows, a.cols, word_bytes, copy_unaligned_large_bytes)) return true;
+  if (word_bytes != 4 || a.rows * a.cols * word_bytes < copy_unaligned_short_large_bytes)
+    return false;
+  const std::int64_t large = rows_in_whole_tiles(a.rows, copy_unaligned_large_tile_rows<4>);
+  const std::int64_t standard = rows_in_whole_tiles(a.rows, copy_unaligned_tile_rows<4>);
+  // rows / large - rows / standard >= 1 / 16
+  return 16 * a.rows * (standard - large) >= large * standard;
+}
+
 void launch_copy_unaligned(const copy_args& a, int word_bytes, cudaStream_t stream) {
-  launch_copy_unaligned_tiles(
-      a, word_bytes, takes_large_tiles(a.rows, a.cols, word_bytes, copy_unaligned_large_bytes),
-      stream);
+  launch_copy_unaligned_tiles(a, word_bytes, copy_unaligned_takes_large(a, word_bytes), stream);
 }
 
 void launch_copy_unaligned_tiles(const copy_args& a, int word_bytes, bool large,

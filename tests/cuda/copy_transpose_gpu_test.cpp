@@ -170,6 +170,30 @@ TEST(GpuCopyTranspose, LargeMatrixTilesCutByTheEdges) {
   check_copy({12001, 4201, 4, 4203, 12007}, route::copy_tuned, 101);
 }
 
+// Below the large rule, 4-byte matrices of at least copy_unaligned_short_large_bytes take
+// copy_unaligned_large's 120-row tiles where those fill the rows at least 1/16 better than the
+// standard 56-row ones: rows 225-240 and 337-360. Both sides of each line and of the bytes; 1-
+// and 2-byte elements never; then two such shapes, dense and padded, against the reference.
+TEST(GpuCopyTranspose, ShortUnalignedMatricesTakeLargeTilesThatFillTheRows) {
+  XPOSE_REQUIRE_GPU();
+  using detail::cuda::copy_unaligned_takes_large;
+  static_assert(std::int64_t{224} * 150001 * 4 >= detail::cuda::copy_unaligned_short_large_bytes);
+  static_assert(std::int64_t{336} * 100001 * 4 >= detail::cuda::copy_unaligned_short_large_bytes);
+  for (const std::int64_t rows : {225, 240, 337, 352, 360})
+    EXPECT_TRUE(copy_unaligned_takes_large(dense_args(rows, rows < 300 ? 150001 : 100001), 4))
+        << rows;
+  for (const std::int64_t rows : {224, 241, 336, 361, 480, 704})
+    EXPECT_FALSE(copy_unaligned_takes_large(dense_args(rows, rows < 300 ? 150001 : 100001), 4))
+        << rows;
+  EXPECT_FALSE(copy_unaligned_takes_large(dense_args(240, 139810), 4));  // 8 bytes short
+  EXPECT_TRUE(copy_unaligned_takes_large(dense_args(240, 139811), 4));
+  EXPECT_FALSE(copy_unaligned_takes_large(dense_args(240, 279621), 2));
+  EXPECT_FALSE(copy_unaligned_takes_large(dense_args(240, 559241), 1));
+  EXPECT_TRUE(copy_unaligned_takes_large(dense_args(16383, 8193), 4));  // the large rule
+  check_copy({240, 139811, 4}, route::copy_tuned, 102);
+  check_copy({353, 95100, 4, 95103, 360}, route::copy_tuned, 103);
+}
+
 // Short, wide matrices: copy_full_height from its least rows (more for rows copy_unaligned would
 // take than for copy_tuned's) to its most row bytes, where copy_unaligned would take them or
 // copy_tuned's tiles would be less than 3/5 (fewer rows than the tile) or 2/3 (more) full; fewer

@@ -86,16 +86,15 @@ std::vector<bench_case> default_cuda_cases() {
          {4000000, 32, elem}});
   // 256 MiB of 1- and 2-byte elements: copy_tuned's large tiles (from 256 MiB and 8192 rows),
   // copy_unaligned on odd shapes (its large policy from 192 MiB and 8192 rows: squares, tall and
-  // 512 MiB; two 4-byte shapes too); short, wide ones of 130 to 512 MB in one to four tile rows,
-  // aligned and odd (tiles walked down, tiles_walk_down; copy_full_height where tiles would cut
-  // the destination rows).
+  // 512 MiB; two 4-byte shapes too, and two short ones it takes by their row fill); short, wide
+  // ones of 130 to 512 MB in one to four tile rows, aligned and odd (tiles walked down,
+  // tiles_walk_down; copy_full_height where tiles would cut the destination rows).
   add(cases, "cuda out-of-place copy_tuned", cuda, false, route::copy_tuned,
-      {{16384, 16384, 1}, {16383, 16385, 1}, {23169, 23171, 1}, {32767, 8193, 1},
-       {16384, 8192, 2},  {11583, 11585, 2}, {16383, 8193, 2},  {16383, 8193, 4},
-       {200003, 401, 4},  {128, 4000000, 1}, {64, 4000000, 2},  {224, 1000000, 1},
-       {96, 1000000, 2},  {160, 1000000, 1}, {416, 400000, 1},  {417, 400001, 1},
-       {208, 400000, 2},  {209, 400001, 2},  {81, 414001, 4},   {81, 207001, 8},
-       {41, 204001, 16}});
+      {{16384, 16384, 1}, {16383, 16385, 1}, {23169, 23171, 1}, {32767, 8193, 1},  {16384, 8192, 2},
+       {11583, 11585, 2}, {16383, 8193, 2},  {16383, 8193, 4},  {200003, 401, 4},  {240, 150001, 4},
+       {352, 109219, 4},  {128, 4000000, 1}, {64, 4000000, 2},  {224, 1000000, 1}, {96, 1000000, 2},
+       {160, 1000000, 1}, {416, 400000, 1},  {417, 400001, 1},  {208, 400000, 2},  {209, 400001, 2},
+       {81, 414001, 4},   {81, 207001, 8},   {41, 204001, 16}});
   // Fewer rows than copy_tuned's tile, in tiles full enough, or copy_full_height.
   add(cases, "cuda out-of-place copy_tuned", cuda, false, route::copy_tuned,
       {{96, 1400000, 1}, {48, 1400001, 2}, {48, 700000, 4}, {24, 350001, 16}});
