@@ -25,9 +25,9 @@ void launch_for(const copy_args& a, bool large, cudaStream_t stream) {
 // whole tiles). On the H100 (twenty-second session, docs/performance.md; harness, L2 evicted, x
 // copy, two rounds, large / standard): 240 x 150001 0.960-0.961 / 0.935-0.936 (fill 1.00 / 0.86),
 // 352 x 109219 0.925 / 0.910-0.914 (0.98 / 0.90), 353 x 109219 0.915-0.919 / 0.908-0.912; level
-// where the fill gain is 1/21 and less (480 x 70001, 600 x 54611, 704 x 54611, within 0.003);
+// where the fill gain is 1/21 and less (480 x 70001, 600 x 54611, 704 x 54611, within 0.004);
 // behind where the standard tiles fill better (200 x 180001 0.919-0.920 / 0.942-0.944, 333 x
-// 201001 0.956-0.957 / 0.961-0.963). Measured on 144-180 MB; the rule starts at 128 MiB. For 1-
+// 201001 0.956-0.957 / 0.961-0.963). Measured on 131-268 MB; the rule starts at 128 MiB. For 1-
 // and 2-byte elements the large tiles were behind on such shapes even where they fill the rows
 // better (1-byte 950 x 140001 0.904-0.905 / 0.925, 2-byte 470 x 140001 0.926 / 0.936-0.937).
 bool copy_unaligned_takes_large(const copy_args& a, int word_bytes) {
