@@ -41,12 +41,31 @@ bool super_elements_chosen(const copy_args& a, std::size_t elem_bytes, int word_
 // behind with one tile row (3-, 5-, 6-byte 64 rows 0.91-0.94 against 0.96-0.97) or a halo
 // (3-byte 250 rows 0.72 against 0.92, 7-byte 250 rows 0.92 against 0.95; up to 0.03 ahead on
 // 9-15 bytes) or tiles 3/4 full (12-byte 48 rows 0.90 against 0.96).
+// With a halo, from 7 bytes, the tiles of the twenty-first session (256-byte rows, 64 rows: the
+// halo_wide kind that wide shapes take) run ahead where they make at least four tile rows at
+// least 9/10 full (twenty-second session, H100, harness, 7 to 15 bytes, 130 to 320 rows, about
+// 160 MB, one round, x copy, tiles / copy_full_height): 290, 300, 310 and 319 rows 0.956-0.977 /
+// 0.918-0.956 (11-byte 300 rows 0.967 / 0.918), 240 and 250 rows 0.961-0.975 / 0.938-0.968; 168
+// to 190 rows (three tile rows) and 281 (0.88 full) level on average but up to 0.024 behind
+// (13-byte 281 rows 0.938 / 0.962); 130-150 rows (0.68-0.78 full) 0.81-0.95 / 0.94-0.96. 3- to
+// 6-byte elements keep copy_full_height with a halo (5-byte 300 rows 0.885 / 0.934, 6-byte 310
+// 0.904 / 0.954).
+static_assert(copy_any_size_halo_wide_policy<7>::tile_rows ==
+                      copy_any_size_halo_wide_policy<15>::tile_rows &&
+                  copy_any_size_halo_policy<7>::tile_rows ==
+                      copy_any_size_halo_policy<15>::tile_rows,
+              "the halo tiles' rows are the same from 7 bytes on");
 bool any_size_tiles_full(const copy_args& a, std::size_t elem_bytes) {
   const int e = static_cast<int>(elem_bytes);
-  const std::int64_t tile_rows = any_size_tile_rows(e);
-  const std::int64_t tiled = (a.rows + tile_rows - 1) / tile_rows * tile_rows;
-  return a.rows >= 2 * tile_rows && 8 * a.rows >= 7 * tiled &&
-         rows_aligned(a.dst, a.ldb, a.dst_stride, a.batch, e, 32);
+  if (rows_aligned(a.dst, a.ldb, a.dst_stride, a.batch, e, 32)) {
+    const std::int64_t tile_rows = any_size_tile_rows(e);
+    return a.rows >= 2 * tile_rows && 8 * a.rows >= 7 * rows_in_whole_tiles(a.rows, tile_rows);
+  }
+  if (e < 7) return false;
+  const std::int64_t tile_rows = any_size_tiles_for(a, elem_bytes) == any_size_tiles::halo_wide
+                                     ? copy_any_size_halo_wide_policy<7>::tile_rows
+                                     : copy_any_size_halo_policy<7>::tile_rows;
+  return a.rows > 3 * tile_rows && 10 * a.rows >= 9 * rows_in_whole_tiles(a.rows, tile_rows);
 }
 
 bool copy_any_size_chosen(const copy_args& a, std::size_t elem_bytes, int word_bytes) {

@@ -131,7 +131,8 @@ bool copy_any_size_takes(std::size_t elem_bytes);
 /// super_elements_chosen.
 bool copy_any_size_chosen(const copy_args& a, std::size_t elem_bytes, int word_bytes);
 /// Whether copy_any_size's tiles on `a` load no halo (destination rows on 32 bytes), make two
-/// tile rows or more, and are at least 7/8 full: there it is ahead of copy_full_height.
+/// tile rows or more, and are at least 7/8 full, or, from 7 bytes, load a halo and make four tile
+/// rows or more at least 9/10 full: there it is ahead of copy_full_height.
 bool any_size_tiles_full(const copy_args& a, std::size_t elem_bytes);
 /// Whether the super-element kernel's aligned chunks (super_elements_aligned) run a shape
 /// copy_any_size would otherwise take: tall ones of at most super_elements_most_cols columns.

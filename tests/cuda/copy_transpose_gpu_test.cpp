@@ -441,14 +441,14 @@ TEST(GpuCopyTranspose, AnySizeDispatchBoundaries) {
   using detail::cuda::skinny_any_size_chosen;
   EXPECT_FALSE(full_height_any_size_chosen(dense_args(47, 5001), 3, 1));
   EXPECT_TRUE(full_height_any_size_chosen(dense_args(48, 5001), 3, 1));
-  EXPECT_TRUE(full_height_any_size_chosen(dense_args(319, 5001), 15, 1));
-  EXPECT_FALSE(full_height_any_size_chosen(dense_args(321, 5001), 15, 1));
+  EXPECT_TRUE(full_height_any_size_chosen(dense_args(319, 5001), 6, 1));
+  EXPECT_FALSE(full_height_any_size_chosen(dense_args(321, 5001), 6, 1));
   EXPECT_TRUE(full_height_any_size_chosen(dense_args(100, 100), 7, 1));    // as wide as tall
   EXPECT_FALSE(full_height_any_size_chosen(dense_args(101, 100), 7, 1));   // taller
   EXPECT_FALSE(full_height_any_size_chosen(dense_args(5001, 100), 7, 1));  // tall
   // copy_any_size's tiles full: 320 rows of 15 bytes, 64 and 200 of 12 (dense destination
   // rows of 4800, 768 and 2400 bytes), not one tile row (64 of 3 bytes), 3/4 full (48 of 12),
-  // with a halo (250 of 3) or on a padded destination row (ldb 321).
+  // with a halo (250 of 3) or on a padded destination row (6-byte 320, ldb 321).
   EXPECT_FALSE(full_height_any_size_chosen(dense_args(320, 5001), 15, 1));
   EXPECT_FALSE(full_height_any_size_chosen(dense_args(64, 5000), 12, 4));
   EXPECT_FALSE(full_height_any_size_chosen(dense_args(200, 5001), 12, 4));
@@ -459,9 +459,26 @@ TEST(GpuCopyTranspose, AnySizeDispatchBoundaries) {
   EXPECT_FALSE(full_height_any_size_chosen(dense_args(31, 5000), 12, 4));
   EXPECT_FALSE(full_height_any_size_chosen(dense_args(32, 5000), 12, 1));
   EXPECT_TRUE(full_height_any_size_chosen(dense_args(250, 5001), 3, 1));
+  EXPECT_FALSE(full_height_any_size_chosen(dense_args(320, 5001), 6, 1));
   auto padded = dense_args(320, 5001);
   padded.ldb = 321;
-  EXPECT_TRUE(full_height_any_size_chosen(padded, 15, 1));
+  EXPECT_TRUE(full_height_any_size_chosen(padded, 6, 1));
+  // With a halo, from 7 bytes: copy_any_size's 64-row tiles from four tile rows at least 9/10
+  // full (231 and 289 rows of 7 bytes, 300 of 11, 320 of 15 on a padded row), not 230 and 287
+  // (0.898 and 0.897 full), 190 (three tile rows), 300 rows of 6 bytes.
+  EXPECT_FALSE(full_height_any_size_chosen(dense_args(231, 5001), 7, 1));
+  EXPECT_TRUE(full_height_any_size_chosen(dense_args(230, 5001), 7, 1));
+  EXPECT_FALSE(full_height_any_size_chosen(dense_args(289, 5001), 7, 1));
+  EXPECT_TRUE(full_height_any_size_chosen(dense_args(287, 5001), 7, 1));
+  EXPECT_TRUE(full_height_any_size_chosen(dense_args(190, 5001), 7, 1));
+  EXPECT_FALSE(full_height_any_size_chosen(dense_args(300, 5001), 11, 1));
+  EXPECT_TRUE(full_height_any_size_chosen(dense_args(300, 5001), 6, 1));
+  auto padded_15 = dense_args(320, 5001);
+  padded_15.ldb = 321;
+  EXPECT_FALSE(full_height_any_size_chosen(padded_15, 15, 1));
+  for (const copy_case c :
+       {copy_case{300, 3001, 11}, copy_case{289, 2001, 7}, copy_case{320, 1999, 15, 0, 323}})
+    check_copy(c, route::automatic, 400 + c.rows + c.e);
   EXPECT_TRUE(skinny_any_size_chosen(dense_args(47, 5001), 3, 1));    // below copy_full_height
   EXPECT_FALSE(skinny_any_size_chosen(dense_args(48, 5001), 3, 1));   // copy_full_height's
   EXPECT_FALSE(skinny_any_size_chosen(dense_args(64, 5000), 7, 1));   // copy_any_size's full tiles

@@ -185,7 +185,8 @@ std::vector<bench_case> default_cuda_cases() {
   add(cases, "cuda out-of-place copy_tuned", cuda, false, route::copy_tuned,
       {{1000001, 65, 9}, {1000001, 75, 7}, {1000000, 76, 10}});
   // Short, wide ones past the skinny shapes (48 to 320 rows): copy_full_height (146 and 75 rows:
-  // two load steps of 320 threads).
+  // two load steps of 320 threads), copy_any_size's tiles where from 7 bytes they make four tile
+  // rows or more at least 9/10 full (300 and 290 rows, destination rows off 32 bytes).
   add(cases, "cuda out-of-place copy_tuned", cuda, false, route::copy_tuned,
       {{65, 688297, 3},
        {100, 268435, 5},
@@ -194,7 +195,9 @@ std::vector<bench_case> default_cuda_cases() {
        {139, 137943, 7},
        {100, 111849, 12},
        {146, 150001, 6},
-       {75, 200001, 14}});
+       {75, 200001, 14},
+       {300, 30001, 11},
+       {290, 42441, 13}});
   for (const std::size_t elem : {3, 5, 6, 7, 9, 10, 11, 12, 13, 14, 15})
     add(cases, "cuda out-of-place copy_tuned", cuda, false, route::copy_tuned,
         {{6001, 7001, elem}});
