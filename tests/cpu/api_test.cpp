@@ -261,13 +261,15 @@ TEST(Plans, DescribeNamesTheGpuKernel) {
   EXPECT_NE(odd_rows.find("tiles of 96 rows x 42 columns and a halo of 11 rows"), std::string::npos)
       << odd_rows;
   EXPECT_EQ(odd_rows.find(" when "), std::string::npos) << odd_rows;
-  // Short, wide ones of 48 to 320 rows: copy_full_height, one tile over every row.
+  // Short, wide ones of 48 to 320 rows: copy_full_height, one tile over every row (from 7 bytes,
+  // where copy_any_size's tiles with a halo are not four tile rows at least 9/10 full).
   for (const auto& [rows, e] : {std::pair<std::int64_t, std::size_t>{48, 3},
                                 {100, 3},
                                 {120, 3},
                                 {100, 11},
-                                {300, 7},
-                                {319, 15}}) {
+                                {230, 7},
+                                {281, 13},
+                                {319, 6}}) {
     const std::string line = kernel_line(xpose::plan_copy(dense(rows, 100000, e), 0, 0, gpu));
     EXPECT_NE(line.find("copy_full_height, short rows that tiles would cut: one tile covers every "
                         "row, each " +
@@ -295,14 +297,30 @@ TEST(Plans, DescribeNamesTheGpuKernel) {
   EXPECT_NE(square_twelve.find("kernel: copy_any_size, each 12-byte element"), std::string::npos)
       << square_twelve;
   // copy_any_size's tiles full on short, wide shapes whose destination rows start on 32 bytes
-  // (320 rows of 15 bytes), copy_full_height where they do not.
-  const std::string full_tiles = kernel_line(xpose::plan_copy(dense(320, 100000, 15), 0, 0, gpu));
-  EXPECT_NE(full_tiles.find("kernel: copy_any_size, each 15-byte element"), std::string::npos)
+  // (320 rows of 6 bytes), copy_full_height where they do not; from 7 bytes its tiles with a halo
+  // too where they make four tile rows or more at least 9/10 full (320 rows of 15 bytes, 300 of 7,
+  // 319 of 15).
+  const std::string full_tiles = kernel_line(xpose::plan_copy(dense(320, 100000, 6), 0, 0, gpu));
+  EXPECT_NE(full_tiles.find("kernel: copy_any_size, each 6-byte element"), std::string::npos)
       << full_tiles;
   EXPECT_NE(full_tiles.find("when the destination rows start on 32 bytes at execute, else "
                             "copy_full_height"),
             std::string::npos)
       << full_tiles;
+  const std::string full_halo_tiles =
+      kernel_line(xpose::plan_copy(dense(320, 100000, 15), 0, 0, gpu));
+  EXPECT_NE(full_halo_tiles.find("tiles of 32 rows x 17 columns when the destination rows start "
+                                 "on 32 bytes at execute, else tiles of 64 rows x 17 columns and "
+                                 "a halo of 3 rows"),
+            std::string::npos)
+      << full_halo_tiles;
+  for (const auto& [rows, e] : {std::pair<std::int64_t, std::size_t>{300, 7}, {319, 15}}) {
+    const std::string line = kernel_line(xpose::plan_copy(dense(rows, 100000, e), 0, 0, gpu));
+    EXPECT_NE(line.find("kernel: copy_any_size, each " + std::to_string(e) + "-byte element"),
+              std::string::npos)
+        << rows << " " << line;
+    EXPECT_NE(line.find("and a halo of"), std::string::npos) << rows << " " << line;
+  }
   // Fewer than 48 rows (short, wide), or at most 64 columns: skinny_any_size; wider rows but
   // fewer rows than copy_any_size's tile: the super-element kernel.
   for (const auto& [rows, cols] :
