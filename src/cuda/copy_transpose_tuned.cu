@@ -51,9 +51,15 @@ constexpr std::int64_t full_height_most_row_bytes = E == 8   ? 1024
 /// 0.87 against 0.84, 4-byte 1973761 x 17 0.94 against 0.90, 8-byte 986881 x 17 0.96 against 0.91).
 constexpr std::int64_t full_width_least_cols = 33;
 /// The most source row bytes copy_full_width takes: copy_unaligned's tiles were ahead past them
-/// (1-byte 321857 x 417 0.91 against 0.87).
+/// (1-byte 321857 x 417 0.91 against 0.87). 4-byte elements: 800 (200 columns). On the H100
+/// (twenty-second session, docs/performance.md; harness, about 160 MB, two rounds, x copy,
+/// copy_full_width against copy_unaligned's 128-column tiles): 161 columns 0.941-0.950 against
+/// 0.858-0.860, 170 0.932-0.933 against 0.855-0.856, 180 0.932-0.933 against 0.895-0.896, 192
+/// 0.943-0.945 against 0.921-0.923, 200 0.935-0.939 against 0.918-0.923; 210 level (0.932-0.933
+/// against 0.925-0.929), 220-240 behind (0.882-0.935 against 0.913-0.958).
 template <int E>
 constexpr std::int64_t full_width_most_row_bytes_for = E == 1   ? 320
+                                                       : E == 4 ? 800
                                                        : E == 8 ? 1024
                                                                 : 640;
 /// The columns of one tile of copy_tuned (`tuned`) or copy_unaligned for E-byte elements.
