@@ -85,7 +85,7 @@ void launch_copy_unaligned_tiles(const copy_args& a, int word_bytes, bool large,
 /// written by one block; a dense destination as one run per block); word_bytes 1, 2, 4 or 8, rows
 /// that full_height_fits. The tile takes the widest of 512, 256, 128 and 64 bytes of each source
 /// row (full_height_tile_width) that keeps it within full_height_tile_budget bytes of shared
-/// memory (1-byte tiles that would fill it at 512 bytes take 256).
+/// memory (tiles that would fill it take half the width: 1-byte ones only at 512 bytes).
 constexpr std::int64_t full_height_tile_budget = 48 * 1024;
 int full_height_tile_width(std::int64_t rows, int word_bytes);
 bool full_height_fits(std::int64_t rows, int word_bytes);

@@ -41,9 +41,19 @@ constexpr std::int64_t full_height_least_rows(bool tuned) {
 /// the rows rarely enough). 1-byte elements: 512, since copy_unaligned writes the edges of the
 /// rows it cuts as aligned pieces (fifteenth session, 128 MiB, two rounds, copy_full_height
 /// against copy_unaligned: 449 rows 0.92 against 0.81, 511 0.88 level, 575 0.86 against 0.89,
-/// 639 0.88 against 0.93).
+/// 639 0.88 against 0.93). 4- and 8-byte elements: 1000 (250 rows) and 1600 (200 rows), with the
+/// tiles that fill the budget at half width (full_height_tile_width). On the H100 (twenty-second
+/// session, docs/performance.md; harness, about 160 MB, two rounds, x copy, against
+/// copy_unaligned): 4-byte 161 rows 0.961-0.966 against 0.942-0.946, 175 0.977-0.979 against
+/// 0.899-0.903, 185-192 (half width) 0.968-0.974 against 0.924-0.935, 200-250 0.967-0.979 against
+/// 0.935-0.966; 8-byte 129 rows 0.959-0.960 against 0.896-0.899, 140-170 0.964-0.982 against
+/// 0.916-0.972, 180 level, 190 (half width) 0.976 against 0.940-0.942, 200 0.964-0.968 against
+/// 0.942-0.943. 2-byte elements past 320 rows (one round): copy_full_height ahead at 350 rows
+/// (0.956 against 0.929), behind at 380 (0.822, a tile that filled the budget, against 0.938) and
+/// from 420 (0.939 against 0.957): not moved.
 template <int E>
-constexpr std::int64_t full_height_most_row_bytes = E == 8   ? 1024
+constexpr std::int64_t full_height_most_row_bytes = E == 8   ? 1600
+                                                    : E == 4 ? 1000
                                                     : E == 1 ? 512
                                                              : 640;
 
