@@ -51,16 +51,16 @@ int full_height_tile_width(std::int64_t rows, int word_bytes) {
   const std::int64_t padded = (rows + 7) / 8 * 8;
   for (int width = 512; width >= 64; width /= 2)
     if (width * padded <= full_height_tile_budget) {
-      // Tiles that fill the budget take half the width: 1-byte tiles of 512 bytes (89 to 96
-      // rows; thirteenth session, docs/performance.md: 96 x 1400000 0.940-0.948 x copy against
-      // 0.946-0.969 (five blocks), 95 x 1412819 0.905-0.909 against 0.908-0.932, 89 x 1508065
-      // level; at 88 rows 512 bytes stay ahead, 0.925-0.932 against 0.890-0.893), and from 2 bytes
-      // every width (twenty-second session, H100, harness, about 160 MB, two rounds, half width
-      // against the full one: 4-byte 89-96 rows 0.964-0.978 against 0.947-0.963, 185-192 rows
-      // 0.968-0.974 against 0.901-0.905; 8-byte 89-96 rows 0.964-0.975 against 0.954-0.961, 190
-      // rows 0.976 against 0.906-0.910; 2-byte 185-192 rows 0.890-0.967 against 0.867-0.896).
+      // Tiles that fill the budget take half the width (64 bytes stay): 1-byte tiles of 512 bytes
+      // (89 to 96 rows; thirteenth session, docs/performance.md: 96 x 1400000 0.940-0.948 x copy
+      // against 0.946-0.969 (five blocks), 95 x 1412819 0.905-0.909 against 0.908-0.932, 89 x
+      // 1508065 level; at 88 rows 512 bytes stay ahead, 0.925-0.932 against 0.890-0.893), and from
+      // 2 bytes every wider one (twenty-second session, H100, harness, about 160 MB, two rounds,
+      // half width against the full one: 4-byte 89-96 rows 0.964-0.978 against 0.947-0.963, 185-192
+      // rows 0.968-0.974 against 0.901-0.905; 8-byte 89-96 rows 0.964-0.975 against 0.954-0.961,
+      // 190 rows 0.976 against 0.906-0.910; 2-byte 185-192 rows 0.890-0.967 against 0.867-0.896).
       const bool fills_budget = width * padded == full_height_tile_budget;
-      if (fills_budget && (word_bytes > 1 || width == 512)) return width / 2;
+      if (fills_budget && width > 64 && (word_bytes > 1 || width == 512)) return width / 2;
       return width;
     }
   return 0;
