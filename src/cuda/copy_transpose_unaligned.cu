@@ -30,6 +30,8 @@ void launch_for(const copy_args& a, bool large, cudaStream_t stream) {
 // 201001 0.956-0.957 / 0.961-0.963). Measured on 131-268 MB; the rule starts at 128 MiB. For 1-
 // and 2-byte elements the large tiles were behind on such shapes even where they fill the rows
 // better (1-byte 950 x 140001 0.904-0.905 / 0.925, 2-byte 470 x 140001 0.926 / 0.936-0.937).
+// The rule takes rows 225-240 and 337-360; copy_full_height now takes 4-byte shapes of up to 250
+// rows first (copy_transpose_tuned.cu), so the dispatch brings it 337-360.
 bool copy_unaligned_takes_large(const copy_args& a, int word_bytes) {
   if (takes_large_tiles(a.rows, a.cols, word_bytes, copy_unaligned_large_bytes)) return true;
   if (word_bytes != 4 || a.rows * a.cols * word_bytes < copy_unaligned_short_large_bytes)

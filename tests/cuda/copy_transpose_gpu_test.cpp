@@ -173,7 +173,9 @@ TEST(GpuCopyTranspose, LargeMatrixTilesCutByTheEdges) {
 // Below the large rule, 4-byte matrices of at least copy_unaligned_short_large_bytes take
 // copy_unaligned_large's 120-row tiles where those fill the rows at least 1/16 better than the
 // standard 56-row ones: rows 225-240 and 337-360. Both sides of each line and of the bytes; 1-
-// and 2-byte elements never; then two such shapes, dense and padded, against the reference.
+// and 2-byte elements never; the dispatch gives 4-byte shapes of up to 250 rows to
+// copy_full_height first, so 240 rows do not reach copy_unaligned; then a padded shape of 353
+// rows against the reference.
 TEST(GpuCopyTranspose, ShortUnalignedMatricesTakeLargeTilesThatFillTheRows) {
   XPOSE_REQUIRE_GPU();
   using detail::cuda::copy_unaligned_takes_large;
@@ -190,7 +192,10 @@ TEST(GpuCopyTranspose, ShortUnalignedMatricesTakeLargeTilesThatFillTheRows) {
   EXPECT_FALSE(copy_unaligned_takes_large(dense_args(240, 279621), 2));
   EXPECT_FALSE(copy_unaligned_takes_large(dense_args(240, 559241), 1));
   EXPECT_TRUE(copy_unaligned_takes_large(dense_args(16383, 8193), 4));  // the large rule
-  check_copy({240, 139811, 4}, route::copy_tuned, 102);
+  EXPECT_EQ(detail::cuda::choose_copy_kernel(dense_args(240, 139811), 4),
+            detail::cuda::copy_kernel::full_height);
+  EXPECT_EQ(detail::cuda::choose_copy_kernel(dense_args(353, 95100), 4),
+            detail::cuda::copy_kernel::unaligned);
   check_copy({353, 95100, 4, 95103, 360}, route::copy_tuned, 103);
 }
 

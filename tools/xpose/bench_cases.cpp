@@ -86,9 +86,10 @@ std::vector<bench_case> default_cuda_cases() {
          {4000000, 32, elem}});
   // 256 MiB of 1- and 2-byte elements: copy_tuned's large tiles (from 256 MiB and 8192 rows),
   // copy_unaligned on odd shapes (its large policy from 192 MiB and 8192 rows: squares, tall and
-  // 512 MiB; two 4-byte shapes too, and two short ones it takes by their row fill); short, wide
-  // ones of 130 to 512 MB in one to four tile rows, aligned and odd (tiles walked down,
-  // tiles_walk_down; copy_full_height where tiles would cut the destination rows).
+  // 512 MiB; two 4-byte shapes too, and 352 rows, which it takes by their row fill; 240 rows go
+  // to copy_full_height); short, wide ones of 130 to 512 MB in one to four tile rows, aligned and
+  // odd (tiles walked down, tiles_walk_down; copy_full_height where tiles would cut the
+  // destination rows).
   add(cases, "cuda out-of-place copy_tuned", cuda, false, route::copy_tuned,
       {{16384, 16384, 1}, {16383, 16385, 1}, {23169, 23171, 1}, {32767, 8193, 1},  {16384, 8192, 2},
        {11583, 11585, 2}, {16383, 8193, 2},  {16383, 8193, 4},  {200003, 401, 4},  {240, 150001, 4},
