@@ -48,14 +48,14 @@ constexpr std::int64_t full_height_least_rows(bool tuned) {
 /// 0.899-0.903, 185-192 (half width) 0.968-0.974 against 0.924-0.935, 200-250 0.967-0.979 against
 /// 0.935-0.966; 8-byte 129 rows 0.959-0.960 against 0.896-0.899, 140-170 0.964-0.982 against
 /// 0.916-0.972, 180 level, 190 (half width) 0.976 against 0.940-0.942, 200 0.964-0.968 against
-/// 0.942-0.943. 2-byte elements past 320 rows (one round): copy_full_height ahead at 350 rows
-/// (0.956 against 0.929), behind at 380 (0.822, a tile that filled the budget, against 0.938) and
-/// from 420 (0.939 against 0.957): not moved.
+/// 0.942-0.943. 2-byte elements: 740 (370 rows). On the H100 (twenty-third session, harness, about
+/// 160 MB, two rounds, against copy_unaligned): 321-370 rows 0.945-0.967 against 0.929-0.949 (350
+/// rows 0.954-0.960 against 0.929-0.935); 380-420 rows behind by 0.001-0.02.
 template <int E>
 constexpr std::int64_t full_height_most_row_bytes = E == 8   ? 1600
                                                     : E == 4 ? 1000
                                                     : E == 1 ? 512
-                                                             : 640;
+                                                             : 740;
 
 /// The least columns copy_full_width takes (fewer go to the skinny slabs: 2-byte 3947553 x 17
 /// 0.87 against 0.84, 4-byte 1973761 x 17 0.94 against 0.90, 8-byte 986881 x 17 0.96 against 0.91).

@@ -247,8 +247,8 @@ TEST(GpuCopyTranspose, RowsNearATileTakeTheTilesWhenFullEnough) {
       // copy_full_height's most row bytes, and rows past the columns.
       {512, 3001, 1, copy_kernel::full_height},
       {513, 3001, 1, copy_kernel::unaligned},
-      {320, 3001, 2, copy_kernel::full_height},
-      {321, 3001, 2, copy_kernel::unaligned},
+      {370, 3001, 2, copy_kernel::full_height},
+      {371, 3001, 2, copy_kernel::unaligned},
       {250, 3001, 4, copy_kernel::full_height},
       {251, 3001, 4, copy_kernel::unaligned},
       {200, 3001, 8, copy_kernel::full_height},

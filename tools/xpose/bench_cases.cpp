@@ -111,9 +111,9 @@ std::vector<bench_case> default_cuda_cases() {
        {100, 1342177, 1},
        {33, 2033601, 2},
        {2033601, 33, 2}});
-  // Just past copy_tuned's tile: short rows that copy_unaligned would take (copy_full_height; 4-
-  // and 8-byte ones past 640 and 1024 bytes too), tall, narrow matrices whose column tiles would
-  // be mostly empty (copy_full_width); few odd rows that copy_full_height takes.
+  // Just past copy_tuned's tile: short rows that copy_unaligned would take (copy_full_height; 2-,
+  // 4- and 8-byte ones past 640, 640 and 1024 bytes too), tall, narrow matrices whose column tiles
+  // would be mostly empty (copy_full_width); few odd rows that copy_full_height takes.
   add(cases, "cuda out-of-place copy_tuned", cuda, false, route::copy_tuned,
       {{129, 1040417, 1},
        {1040417, 129, 1},
@@ -126,6 +126,7 @@ std::vector<bench_case> default_cuda_cases() {
        {528417, 127, 2},
        {209697, 160, 4},
        {248447, 161, 4},
+       {350, 200001, 2},
        {175, 228571, 4},
        {190, 105263, 8},
        {207105, 81, 8},
