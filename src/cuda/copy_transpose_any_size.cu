@@ -193,9 +193,10 @@ void with_any_size_policy(const copy_args& a, std::size_t elem_bytes, F&& f) {
 }
 }  // namespace
 
-void launch_copy_any_size(const copy_args& a, std::size_t elem_bytes, cudaStream_t stream) {
+void launch_copy_any_size(const copy_args& a, std::size_t elem_bytes, cudaStream_t stream,
+                          int regions) {
   with_any_size_policy(a, elem_bytes, [&](auto e, auto policy) {
-    launch_any_size_with<decltype(e)::value, typename decltype(policy)::type>(a, stream);
+    launch_any_size_with<decltype(e)::value, typename decltype(policy)::type>(a, stream, regions);
   });
 }
 

@@ -271,13 +271,13 @@ struct any_size_tile {
   }
 };
 
-template <int E, class Policy>
+template <int E, class Policy, bool IN_REGIONS>
 __global__ void __launch_bounds__(Policy::threads, Policy::min_blocks)
     copy_transpose_any_size_kernel(const unsigned char* __restrict__ src,
                                    unsigned char* __restrict__ dst, std::int64_t batch,
                                    std::int64_t rows, std::int64_t cols, std::int64_t lda,
                                    std::int64_t ldb, std::int64_t src_stride,
-                                   std::int64_t dst_stride) {
+                                   std::int64_t dst_stride, unsigned regions, unsigned length) {
   using tile_t = any_size_tile<E, Policy>;
   extern __shared__ __align__(16) unsigned char tile[];  // tile_t::bytes
   // Every destination row on 32 bytes: the tile owns exactly its own rows' sectors and loads no
@@ -286,8 +286,8 @@ __global__ void __launch_bounds__(Policy::threads, Policy::min_blocks)
   // copy_unaligned was level or up to 0.03 behind, and is not made there).
   const int load_rows =
       rows_aligned(dst, ldb, dst_stride, batch, E, 32) ? tile_t::R : tile_t::smem_rows;
-  for_each_tile<tile_t::R, tile_t::C>(
-      batch, rows, cols,
+  for_each_tile<tile_t::R, tile_t::C, IN_REGIONS>(
+      batch, rows, cols, regions, length,
       [&](std::int64_t b, std::int64_t r0, std::int64_t c0, std::int64_t rows_left,
           int valid_cols) {
         const unsigned char* matrix = src + b * src_stride * E;
@@ -312,12 +312,20 @@ __global__ void __launch_bounds__(Policy::threads, Policy::min_blocks)
       });
 }
 
+/// Launches the kernel with Policy's tiles on `a`, in `regions` interleaved regions (0:
+/// tile_regions'; column_tiles.cuh).
+template <int E, class Policy>
+void launch_any_size_with(const copy_args& a, cudaStream_t stream, int regions) {
+  using tile_t = any_size_tile<E, Policy>;
+  launch_column_tiles<unsigned char>(copy_transpose_any_size_kernel<E, Policy, false>,
+                                     copy_transpose_any_size_kernel<E, Policy, true>, a, E,
+                                     tile_t::R, tile_t::C, tile_t::threads, tile_t::bytes, regions,
+                                     stream, "copy_transpose_any_size_kernel launch");
+}
+
 template <int E, class Policy>
 void launch_any_size_with(const copy_args& a, cudaStream_t stream) {
-  using tile_t = any_size_tile<E, Policy>;
-  launch_column_tiles<unsigned char>(copy_transpose_any_size_kernel<E, Policy>, a, tile_t::R,
-                                     tile_t::C, tile_t::threads, tile_t::bytes, stream,
-                                     "copy_transpose_any_size_kernel launch");
+  launch_any_size_with<E, Policy>(a, stream, 0);
 }
 
 }  // namespace xpose::detail::cuda

@@ -50,6 +50,23 @@ __host__ __device__ constexpr bool tiles_walk_down(std::int64_t rows, std::int64
 constexpr std::int64_t rows_in_whole_tiles(std::int64_t rows, std::int64_t height) {
   return (rows + height - 1) / height * height;
 }
+/// Stride resonance of the H100's memory (twenty-third session, docs/performance.md): where k
+/// source rows (walking down) or destination rows (walking across) span about a whole number of
+/// 1.25 MiB (5 x 2^18 bytes; k = 1, 2, 3, 4 or 6, within 1280 bytes), the blocks that run at the
+/// same time meet the same few parts of the memory, and every tile kernel ran 0.03-0.11 x copy
+/// behind neighbouring shapes (4-byte 2048 x 81920 0.87 against 0.97 for 2048 x 82176, 81920 x
+/// 2049 0.84 against 0.95 for 82176 x 2049; 1-byte 700 x 436912 0.87 against 0.93). Handing out the
+/// strips (walking down) or tile rows (walking across) in `regions` interleaved regions spreads
+/// those blocks over the matrix: the walk's position y takes strip / tile row (y % regions) * per +
+/// y / regions, per = ceil(n / regions). resonant_regions: 1 (the plain walk), or the regions
+/// measured best for the k of `row_bytes` in a memory of `period` bytes (k = 1: 8; 2: 6; 3: 3; 4
+/// and 6: 2). tile_regions: resonant_regions of the row the walk of `a` (elements of `elem_bytes`)
+/// meets at a time, on devices whose memory interface has the H100's 5120 bits; 1 elsewhere (not
+/// measured).
+constexpr std::int64_t h100_memory_period = std::int64_t{5} << 18;
+constexpr std::int64_t resonance_tolerance_bytes = 1280;
+int resonant_regions(std::int64_t row_bytes, std::int64_t period);
+int tile_regions(const copy_args& a, std::size_t elem_bytes);
 /// What launch_copy_tuned runs: the slab kernels (fewer columns than copy_tuned_policy's tile,
 /// or fewer rows and the tiles below too empty: see copy_transpose_tuned.cu), copy_full_height
 /// (short, wide matrices whose tiles would cut the destination rows), copy_full_width (tall,
@@ -66,9 +83,11 @@ void launch_copy_tuned(const copy_args& a, int word_bytes, cudaStream_t stream);
 enum class tuned_tiles { standard, large };
 tuned_tiles choose_tuned_tiles(const copy_args& a, int word_bytes);
 /// copy_tuned's kernel with the given tiles (launch_copy_tuned passes choose_tuned_tiles'; tests
-/// run the large tiles on small shapes).
+/// run the large tiles on small shapes), its tiles handed out in `regions` interleaved regions (0:
+/// tile_regions'; tests give others, as to the launchers of copy_unaligned, copy_sectors and
+/// copy_any_size below).
 void launch_copy_tuned_tiles(const copy_args& a, int word_bytes, tuned_tiles tiles,
-                             cudaStream_t stream);
+                             cudaStream_t stream, int regions = 0);
 /// copy_unaligned: rows of any alignment, still with 16-byte global accesses and whole 32-byte
 /// destination sectors; word_bytes 1, 2, 4 or 8. Any shape. Matrices of at least
 /// copy_unaligned_large_bytes and copy_tuned_large_rows rows run copy_unaligned_large's policy
@@ -78,9 +97,9 @@ void launch_copy_tuned_tiles(const copy_args& a, int word_bytes, tuned_tiles til
 void launch_copy_unaligned(const copy_args& a, int word_bytes, cudaStream_t stream);
 bool copy_unaligned_takes_large(const copy_args& a, int word_bytes);
 /// copy_unaligned with copy_unaligned_large's policy (`large`) or the standard one (tests run the
-/// large policy on small shapes).
+/// large policy on small shapes), in `regions` (0: tile_regions').
 void launch_copy_unaligned_tiles(const copy_args& a, int word_bytes, bool large,
-                                 cudaStream_t stream);
+                                 cudaStream_t stream, int regions = 0);
 /// copy_full_height: short, wide matrices whose tile covers every row (a destination row is
 /// written by one block; a dense destination as one run per block); word_bytes 1, 2, 4 or 8, rows
 /// that full_height_fits. The tile takes the widest of 512, 256, 128 and 64 bytes of each source
@@ -104,7 +123,7 @@ bool full_width_fits(std::int64_t cols, int word_bytes);
 void launch_copy_full_width(const copy_args& a, int word_bytes, cudaStream_t stream);
 /// copy_sectors: rows of any alignment, one element per lane and whole 32-byte destination
 /// sectors; word_bytes 16. Any shape.
-void launch_copy_sectors(const copy_args& a, int word_bytes, cudaStream_t stream);
+void launch_copy_sectors(const copy_args& a, int word_bytes, cudaStream_t stream, int regions = 0);
 /// Skinny matrices (those choose_copy_kernel names skinny: fewer columns than copy_tuned_policy's
 /// tile, or fewer rows and the tiles too empty, that copy_full_height and copy_full_width do not
 /// take): slabs of the whole short side times a stretch of
@@ -169,7 +188,8 @@ enum class any_size_tiles {
   halo_columns_32
 };
 any_size_tiles any_size_tiles_for(const copy_args& a, std::size_t elem_bytes);
-void launch_copy_any_size(const copy_args& a, std::size_t elem_bytes, cudaStream_t stream);
+void launch_copy_any_size(const copy_args& a, std::size_t elem_bytes, cudaStream_t stream,
+                          int regions = 0);
 /// The tiles launch_copy_any_size runs `a` in, for a plan's text: "tiles of R rows x C columns",
 /// and " and a halo of H rows" where a destination row starts off 32 bytes.
 std::string any_size_tiles_text(const copy_args& a, std::size_t elem_bytes);

@@ -9,10 +9,10 @@
 
 namespace xpose::detail::cuda {
 
-void launch_copy_sectors(const copy_args& a, int word_bytes, cudaStream_t stream) {
+void launch_copy_sectors(const copy_args& a, int word_bytes, cudaStream_t stream, int regions) {
   switch (word_bytes) {
     case 16:
-      return launch_sectors_with<16, copy_sectors_policy<16>>(a, stream);
+      return launch_sectors_with<16, copy_sectors_policy<16>>(a, stream, regions);
     default:
       throw error(status::internal_error,
                   "copy_sectors: word size " + std::to_string(word_bytes) + " is not 16");

@@ -93,17 +93,17 @@ struct sector_tile {
   }
 };
 
-template <int E, class Policy>
+template <int E, class Policy, bool IN_REGIONS>
 __global__ void __launch_bounds__(Policy::threads, Policy::min_blocks)
     copy_transpose_sectors_kernel(const element_t<E>* __restrict__ src,
                                   element_t<E>* __restrict__ dst, std::int64_t batch,
                                   std::int64_t rows, std::int64_t cols, std::int64_t lda,
                                   std::int64_t ldb, std::int64_t src_stride,
-                                  std::int64_t dst_stride) {
+                                  std::int64_t dst_stride, unsigned regions, unsigned length) {
   using tile_t = sector_tile<E, Policy>;
   __shared__ __align__(16) unsigned char tile[tile_t::bytes];
-  for_each_tile<tile_t::R, tile_t::C>(
-      batch, rows, cols,
+  for_each_tile<tile_t::R, tile_t::C, IN_REGIONS>(
+      batch, rows, cols, regions, length,
       [&](std::int64_t b, std::int64_t r0, std::int64_t c0, std::int64_t rows_left,
           int valid_cols) {
         const int rows_here =
@@ -116,12 +116,20 @@ __global__ void __launch_bounds__(Policy::threads, Policy::min_blocks)
       });
 }
 
+/// Launches the kernel with Policy's tiles on `a`, in `regions` interleaved regions (0:
+/// tile_regions'; column_tiles.cuh).
+template <int E, class Policy>
+void launch_sectors_with(const copy_args& a, cudaStream_t stream, int regions) {
+  using tile_t = sector_tile<E, Policy>;
+  launch_column_tiles<element_t<E>>(copy_transpose_sectors_kernel<E, Policy, false>,
+                                    copy_transpose_sectors_kernel<E, Policy, true>, a, E, tile_t::R,
+                                    tile_t::C, tile_t::threads, 0, regions, stream,
+                                    "copy_transpose_sectors_kernel launch");
+}
+
 template <int E, class Policy>
 void launch_sectors_with(const copy_args& a, cudaStream_t stream) {
-  using tile_t = sector_tile<E, Policy>;
-  launch_column_tiles<element_t<E>>(copy_transpose_sectors_kernel<E, Policy>, a, tile_t::R,
-                                    tile_t::C, tile_t::threads, 0, stream,
-                                    "copy_transpose_sectors_kernel launch");
+  launch_sectors_with<E, Policy>(a, stream, 0);
 }
 
 }  // namespace xpose::detail::cuda

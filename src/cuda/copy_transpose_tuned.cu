@@ -196,10 +196,10 @@ tuned_tiles choose_tiles_for(const copy_args& a) {
 }
 
 template <int E>
-void launch_tiles_for(const copy_args& a, tuned_tiles tiles, cudaStream_t stream) {
+void launch_tiles_for(const copy_args& a, tuned_tiles tiles, cudaStream_t stream, int regions) {
   if (tiles == tuned_tiles::large)
-    return launch_tuned_with<E, typename copy_tuned_large<E>::policy>(a, stream);
-  launch_tuned_with<E, copy_tuned_policy<E>>(a, stream);
+    return launch_tuned_with<E, typename copy_tuned_large<E>::policy>(a, stream, regions);
+  launch_tuned_with<E, copy_tuned_policy<E>>(a, stream, regions);
 }
 
 }  // namespace
@@ -232,9 +232,9 @@ tuned_tiles choose_tuned_tiles(const copy_args& a, int word_bytes) {
 }
 
 void launch_copy_tuned_tiles(const copy_args& a, int word_bytes, tuned_tiles tiles,
-                             cudaStream_t stream) {
+                             cudaStream_t stream, int regions) {
   with_word(word_bytes, "copy_tuned",
-            [&](auto e) { launch_tiles_for<decltype(e)::value>(a, tiles, stream); });
+            [&](auto e) { launch_tiles_for<decltype(e)::value>(a, tiles, stream, regions); });
 }
 
 }  // namespace xpose::detail::cuda

@@ -1,36 +1,53 @@
 // The copy_tuned kernel template (instantiated per element size and policy by
 // copy_transpose_tuned.cu and, with candidate policies, by scripts/device_tune_policies.cu):
 // one block per tile, grid-stride over the tiles of all matrices of the batch, each matrix's
-// tiles in the order tiles_walk_down picks (copy_transpose_launch.hpp); the tile pieces
-// are shared_tile_transpose.cuh. Pointers are element-aligned; `src_aligned` / `dst_aligned`
-// say whether every row starts on 16 bytes (then all tiles take the vector paths).
+// tiles in the order tiles_walk_down picks (copy_transpose_launch.hpp), the strips (walking down)
+// or tile rows (walking across) in `regions` interleaved regions (tile_regions, column_tiles.cuh);
+// the tile pieces are shared_tile_transpose.cuh. Pointers are element-aligned; `src_aligned` /
+// `dst_aligned` say whether every row starts on 16 bytes (then all tiles take the vector paths).
 #pragma once
 
 #include <cstdint>
 
+#include "cuda/column_tiles.cuh"
 #include "cuda/copy_transpose_launch.hpp"
 #include "cuda/cuda_check.hpp"
 #include "cuda/shared_tile_transpose.cuh"
 
 namespace xpose::detail::cuda {
 
-template <int E, class Policy>
+template <int E, class Policy, bool IN_REGIONS>
 __global__ void __launch_bounds__(Policy::threads, Policy::min_blocks)
     copy_transpose_tuned_kernel(const element_t<E>* __restrict__ src,
                                 element_t<E>* __restrict__ dst, std::int64_t rows,
                                 std::int64_t cols, std::int64_t lda, std::int64_t ldb,
                                 std::int64_t src_stride, std::int64_t dst_stride,
                                 std::int64_t tiles_down, std::int64_t tiles_across,
-                                std::int64_t total_tiles, bool src_aligned, bool dst_aligned) {
+                                std::int64_t batch, unsigned regions, unsigned length,
+                                bool src_aligned, bool dst_aligned) {
   using tile_t = shared_tile_transpose<E, Policy::tile_rows, Policy::tile_bytes, Policy::threads>;
   __shared__ __align__(16) unsigned char tile[tile_t::bytes];
-  const std::int64_t tiles_per_matrix = tiles_down * tiles_across;
   const bool walk_down = tiles_walk_down(rows, cols);
-  for (std::int64_t t = blockIdx.x; t < total_tiles; t += gridDim.x) {
+  // Walking down, a matrix's tiles are its strips' tiles in turn, walking across its tile rows';
+  // IN_REGIONS: the strips or tile rows in `regions` interleaved regions of `length`
+  // (column_tiles.cuh; a template parameter, so that the plain walk keeps its arithmetic).
+  const std::int64_t inner = walk_down ? tiles_down : tiles_across;
+  const std::int64_t outer = walk_down ? tiles_across : tiles_down;
+  const std::int64_t tiles_per_matrix = IN_REGIONS ? inner * length * regions : inner * outer;
+  for (std::int64_t t = blockIdx.x; t < tiles_per_matrix * batch; t += gridDim.x) {
     const std::int64_t b = t / tiles_per_matrix;
     const std::int64_t in_matrix = t - b * tiles_per_matrix;
-    const std::int64_t row_tile = walk_down ? in_matrix % tiles_down : in_matrix / tiles_across;
-    const std::int64_t col_tile = walk_down ? in_matrix / tiles_down : in_matrix % tiles_across;
+    std::int64_t row_tile, col_tile;
+    if constexpr (IN_REGIONS) {
+      const std::int64_t outer_tile =
+          region_tile(static_cast<unsigned>(in_matrix / inner), length, regions);
+      if (outer_tile >= outer) continue;
+      row_tile = walk_down ? in_matrix % inner : outer_tile;
+      col_tile = walk_down ? outer_tile : in_matrix % inner;
+    } else {
+      row_tile = walk_down ? in_matrix % tiles_down : in_matrix / tiles_across;
+      col_tile = walk_down ? in_matrix / tiles_down : in_matrix % tiles_across;
+    }
     const std::int64_t r0 = row_tile * Policy::tile_rows;
     const std::int64_t c0 = col_tile * tile_t::tile_cols;
     const int valid_rows =
@@ -47,18 +64,36 @@ __global__ void __launch_bounds__(Policy::threads, Policy::min_blocks)
   }
 }
 
+/// Launches the kernel with Policy's tiles on `a`, in `regions` interleaved regions (0:
+/// tile_regions').
 template <int E, class Policy>
-void launch_tuned_with(const copy_args& a, cudaStream_t stream) {
+void launch_tuned_with(const copy_args& a, cudaStream_t stream, int regions) {
+  if (regions < 0)
+    throw error(status::internal_error,
+                "copy_transpose_tuned_kernel: " + std::to_string(regions) + " tile regions");
+  if (regions == 0) regions = tile_regions(a, E);
   constexpr int tile_cols = Policy::tile_bytes / E;
   const std::int64_t tiles_down = (a.rows + Policy::tile_rows - 1) / Policy::tile_rows;
   const std::int64_t tiles_across = (a.cols + tile_cols - 1) / tile_cols;
-  const std::int64_t total = tiles_down * tiles_across * a.batch;
-  copy_transpose_tuned_kernel<E, Policy><<<grid_for(total), Policy::threads, 0, stream>>>(
+  const bool walk_down = tiles_walk_down(a.rows, a.cols);
+  const auto regions_u = static_cast<unsigned>(regions);
+  const unsigned length =
+      region_length(static_cast<unsigned>(walk_down ? tiles_across : tiles_down), regions_u);
+  const std::int64_t positions =
+      (walk_down ? tiles_down : tiles_across) * length * regions_u * a.batch;
+  const auto kernel = regions == 1 ? copy_transpose_tuned_kernel<E, Policy, false>
+                                   : copy_transpose_tuned_kernel<E, Policy, true>;
+  kernel<<<grid_for(positions), Policy::threads, 0, stream>>>(
       static_cast<const element_t<E>*>(a.src), static_cast<element_t<E>*>(a.dst), a.rows, a.cols,
-      a.lda, a.ldb, a.src_stride, a.dst_stride, tiles_down, tiles_across, total,
-      rows_aligned(a.src, a.lda, a.src_stride, a.batch, E, 16),
+      a.lda, a.ldb, a.src_stride, a.dst_stride, tiles_down, tiles_across, a.batch, regions_u,
+      length, rows_aligned(a.src, a.lda, a.src_stride, a.batch, E, 16),
       rows_aligned(a.dst, a.ldb, a.dst_stride, a.batch, E, 16));
   check_launch("copy_transpose_tuned_kernel launch");
+}
+
+template <int E, class Policy>
+void launch_tuned_with(const copy_args& a, cudaStream_t stream) {
+  launch_tuned_with<E, Policy>(a, stream, 0);
 }
 
 }  // namespace xpose::detail::cuda

@@ -13,9 +13,10 @@ namespace xpose::detail::cuda {
 namespace {
 
 template <int E>
-void launch_for(const copy_args& a, bool large, cudaStream_t stream) {
-  if (large) return launch_unaligned_with<E, typename copy_unaligned_large<E>::policy>(a, stream);
-  launch_unaligned_with<E, copy_unaligned_policy<E>>(a, stream);
+void launch_for(const copy_args& a, bool large, cudaStream_t stream, int regions) {
+  if (large)
+    return launch_unaligned_with<E, typename copy_unaligned_large<E>::policy>(a, stream, regions);
+  launch_unaligned_with<E, copy_unaligned_policy<E>>(a, stream, regions);
 }
 
 }  // namespace
@@ -47,16 +48,16 @@ void launch_copy_unaligned(const copy_args& a, int word_bytes, cudaStream_t stre
 }
 
 void launch_copy_unaligned_tiles(const copy_args& a, int word_bytes, bool large,
-                                 cudaStream_t stream) {
+                                 cudaStream_t stream, int regions) {
   switch (word_bytes) {
     case 1:
-      return launch_for<1>(a, large, stream);
+      return launch_for<1>(a, large, stream, regions);
     case 2:
-      return launch_for<2>(a, large, stream);
+      return launch_for<2>(a, large, stream, regions);
     case 4:
-      return launch_for<4>(a, large, stream);
+      return launch_for<4>(a, large, stream, regions);
     case 8:
-      return launch_for<8>(a, large, stream);
+      return launch_for<8>(a, large, stream, regions);
     default:
       throw error(status::internal_error, "copy_unaligned: word size " +
                                               std::to_string(word_bytes) + " is not 1, 2, 4 or 8");

@@ -25,9 +25,9 @@
 // cut by the last column take the same vector loads, and tiles with all their rows and columns
 // inside the matrix a path without bounds checks. Column c starts at c * pitch + 16 * (c / P)
 // bytes, so the pieces one store instruction writes (P-column groups j = 0..7 of a row segment, 4
-// rows each) fall in distinct banks. Tiles from the grid (column_tiles.cuh): no division. 64-bit
-// index math; pointers element-aligned; the covering chunks of a row segment lie in the pages of
-// the segment.
+// rows each) fall in distinct banks. Tiles from the grid (column_tiles.cuh; a division a tile only
+// in the instantiation that takes them in interleaved regions). 64-bit index math; pointers
+// element-aligned; the covering chunks of a row segment lie in the pages of the segment.
 #pragma once
 
 #include <cstdint>
@@ -363,17 +363,17 @@ struct unaligned_tile {
   }
 };
 
-template <int E, class Policy>
+template <int E, class Policy, bool IN_REGIONS>
 __global__ void __launch_bounds__(Policy::threads, Policy::min_blocks)
     copy_transpose_unaligned_kernel(const element_t<E>* __restrict__ src,
                                     element_t<E>* __restrict__ dst, std::int64_t batch,
                                     std::int64_t rows, std::int64_t cols, std::int64_t lda,
                                     std::int64_t ldb, std::int64_t src_stride,
-                                    std::int64_t dst_stride) {
+                                    std::int64_t dst_stride, unsigned regions, unsigned length) {
   using tile_t = unaligned_tile<E, Policy>;
   extern __shared__ __align__(16) unsigned char tile[];  // tile_t::bytes
-  for_each_tile<tile_t::R, tile_t::C>(
-      batch, rows, cols,
+  for_each_tile<tile_t::R, tile_t::C, IN_REGIONS>(
+      batch, rows, cols, regions, length,
       [&](std::int64_t b, std::int64_t r0, std::int64_t c0, std::int64_t rows_left,
           int valid_cols) {
         const element_t<E>* matrix = src + b * src_stride;
@@ -396,12 +396,20 @@ __global__ void __launch_bounds__(Policy::threads, Policy::min_blocks)
       });
 }
 
+/// Launches the kernel with Policy's tiles on `a`, in `regions` interleaved regions (0:
+/// tile_regions'; column_tiles.cuh).
+template <int E, class Policy>
+void launch_unaligned_with(const copy_args& a, cudaStream_t stream, int regions) {
+  using tile_t = unaligned_tile<E, Policy>;
+  launch_column_tiles<element_t<E>>(copy_transpose_unaligned_kernel<E, Policy, false>,
+                                    copy_transpose_unaligned_kernel<E, Policy, true>, a, E,
+                                    tile_t::R, tile_t::C, tile_t::threads, tile_t::bytes, regions,
+                                    stream, "copy_transpose_unaligned_kernel launch");
+}
+
 template <int E, class Policy>
 void launch_unaligned_with(const copy_args& a, cudaStream_t stream) {
-  using tile_t = unaligned_tile<E, Policy>;
-  launch_column_tiles<element_t<E>>(copy_transpose_unaligned_kernel<E, Policy>, a, tile_t::R,
-                                    tile_t::C, tile_t::threads, tile_t::bytes, stream,
-                                    "copy_transpose_unaligned_kernel launch");
+  launch_unaligned_with<E, Policy>(a, stream, 0);
 }
 
 }  // namespace xpose::detail::cuda

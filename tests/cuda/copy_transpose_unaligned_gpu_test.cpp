@@ -38,6 +38,9 @@ struct unaligned_case {
   int skinny_slabs = -1;     // >= 0: launch_copy_skinny_slabs with this detail::cuda::skinny_slabs
   bool full_height = false;  // copy_full_height
   bool full_width = false;   // copy_full_width
+  bool tuned_tiles = false;  // copy_tuned's kernel with its standard tiles
+  int regions = 0;           // > 0: tiles in this many regions (copy_tuned, copy_unaligned,
+                             // copy_sectors, copy_any_size); 0: the launcher's (tile_regions)
 };
 
 /// unaligned_case::skinny_slab_bytes for skinny_any_size with the slab its launcher picks
@@ -79,21 +82,25 @@ void check_unaligned(const unaligned_case& c, std::uint64_t seed) {
   else if (c.skinny_slabs >= 0)
     xpose::detail::cuda::launch_copy_skinny_slabs(
         a, c.e, static_cast<xpose::detail::cuda::skinny_slabs>(c.skinny_slabs), nullptr);
-  else if (c.large_tuned_tiles)
-    xpose::detail::cuda::launch_copy_tuned_tiles(a, c.e, xpose::detail::cuda::tuned_tiles::large,
-                                                 nullptr);
-  else if (c.large_unaligned_tiles)
-    xpose::detail::cuda::launch_copy_unaligned_tiles(a, c.e, true, nullptr);
+  else if (c.large_tuned_tiles || c.tuned_tiles)
+    xpose::detail::cuda::launch_copy_tuned_tiles(a, c.e,
+                                                 c.large_tuned_tiles
+                                                     ? xpose::detail::cuda::tuned_tiles::large
+                                                     : xpose::detail::cuda::tuned_tiles::standard,
+                                                 nullptr, c.regions);
+  else if (c.large_unaligned_tiles || (c.regions > 0 && (c.e & (c.e - 1)) == 0 && c.e < 16))
+    xpose::detail::cuda::launch_copy_unaligned_tiles(a, c.e, c.large_unaligned_tiles, nullptr,
+                                                     c.regions);
   else if (c.skinny_slab_bytes > 0 || c.skinny_slab_bytes == library_slab)
     xpose::detail::cuda::launch_copy_skinny_any_size(
         a, static_cast<std::size_t>(c.e), nullptr,
         c.skinny_slab_bytes > 0 ? c.skinny_slab_bytes : 0);
   else if (c.e == 16)
-    xpose::detail::cuda::launch_copy_sectors(a, c.e, nullptr);
+    xpose::detail::cuda::launch_copy_sectors(a, c.e, nullptr, c.regions);
   else if ((c.e & (c.e - 1)) == 0)
     xpose::detail::cuda::launch_copy_unaligned(a, c.e, nullptr);
   else
-    xpose::detail::cuda::launch_copy_any_size(a, static_cast<std::size_t>(c.e), nullptr);
+    xpose::detail::cuda::launch_copy_any_size(a, static_cast<std::size_t>(c.e), nullptr, c.regions);
   ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
 
   std::vector<unsigned char> expected(dst_bytes, poison_byte);
@@ -104,7 +111,8 @@ void check_unaligned(const unaligned_case& c, std::uint64_t seed) {
                     << ", ldb " << ldb << ", batch " << c.batch << ", offsets " << c.src_offset
                     << "/" << c.dst_offset << ", skinny slab " << c.skinny_slab_bytes
                     << ", skinny slabs " << c.skinny_slabs << ", full height " << c.full_height
-                    << ", full width " << c.full_width << ": first wrong byte " << at;
+                    << ", full width " << c.full_width << ", regions " << c.regions
+                    << ": first wrong byte " << at;
 }
 
 /// A case's shape and destination as a launcher's rules see them (the destination at its offset
@@ -352,6 +360,104 @@ TEST(GpuCopyUnaligned, MoreTileRowsColumnStripsAndMatricesThanTheGrid) {
     check_unaligned({3, 5, e, 0, 0, 65535 + 9}, 503 + e);   // walked down
     check_unaligned({11, 5, e, 0, 0, 65535 + 9}, 603 + e);  // walked across
   }
+}
+
+// Tiles handed out in interleaved regions (column_tiles.cuh, tile_regions), which the launchers
+// take only where the rows resonate with the H100's memory: every tile kernel, walked down (wide)
+// and across (tall), strips or tile rows that the regions do not divide, padded rows and a
+// strided batch at misaligned pointers, more strips or tile rows than the grid's y.
+TEST(GpuCopyUnaligned, TilesInInterleavedRegions) {
+  XPOSE_REQUIRE_GPU();
+  for (int regions : {1, 2, 3, 6, 8}) {
+    for (int e : unaligned_element_sizes) {
+      const std::size_t ue = static_cast<std::size_t>(e);
+      unaligned_case wide{301, 2017, e}, tall{2017, 301, e};
+      unaligned_case batch{257, 701, e, 703, 259, 2, 257 * 703 + 5, 701 * 259 + 7, ue, 2 * ue};
+      for (unaligned_case* c : {&wide, &tall, &batch}) {
+        c->regions = regions;
+        check_unaligned(*c, 700 + regions * 20 + e);
+      }
+    }
+    for (int e : {1, 2, 4, 8, 16}) {
+      // copy_tuned's kernel: rows on 16 / 32 bytes, and odd ones.
+      const auto pad = [e](std::int64_t n) { return (n / (32 / e) + 1) * (32 / e); };
+      unaligned_case wide{256, 2000, e, pad(2000), pad(256)},
+          tall{2000, 256, e, pad(256), pad(2000)};
+      unaligned_case odd{301, 2017, e};
+      for (unaligned_case* c : {&wide, &tall, &odd}) {
+        c->tuned_tiles = true;
+        c->regions = regions;
+        check_unaligned(*c, 800 + regions * 20 + e);
+      }
+    }
+  }
+  using namespace xpose::detail::cuda;
+  constexpr std::int64_t unaligned_tile_rows = copy_unaligned_tile_rows<4>;
+  constexpr std::int64_t unaligned_tile_cols = copy_unaligned_policy<4>::tile_bytes / 4;
+  unaligned_case many_strips{3, 65535 * unaligned_tile_cols + 45, 4};
+  unaligned_case many_tile_rows{65535 * unaligned_tile_rows + 45, 3, 4};
+  for (unaligned_case* c : {&many_strips, &many_tile_rows}) {
+    c->regions = 3;
+    check_unaligned(*c, 900);
+  }
+}
+
+// Which rows take regions: k rows spanning a whole number of the period within the tolerance
+// (k = 1, 2, 3, 4, 6), not rows of a whole number of 2^18 bytes (5 a period) or shorter rows.
+TEST(GpuCopyUnaligned, ResonantRowsTakeRegions) {
+  using xpose::detail::cuda::h100_memory_period, xpose::detail::cuda::resonant_regions,
+      xpose::detail::cuda::resonance_tolerance_bytes;
+  constexpr std::int64_t q = h100_memory_period, tol = resonance_tolerance_bytes;
+  EXPECT_EQ(q, 1310720);
+  EXPECT_EQ(resonant_regions(q, q), 8);
+  EXPECT_EQ(resonant_regions(q + tol, q), 8);
+  EXPECT_EQ(resonant_regions(q - tol, q), 8);
+  EXPECT_EQ(resonant_regions(q + tol + 1, q), 1);
+  EXPECT_EQ(resonant_regions(2 * q, q), 8);
+  EXPECT_EQ(resonant_regions(q / 2, q), 6);
+  EXPECT_EQ(resonant_regions(3 * q / 2, q), 6);
+  EXPECT_EQ(resonant_regions(436912, q), 3);      // 1-byte 700 x 436912
+  EXPECT_EQ(resonant_regions(109219 * 4, q), 3);  // 4-byte 353 x 109219
+  EXPECT_EQ(resonant_regions(2 * q / 3, q), 3);
+  EXPECT_EQ(resonant_regions(109411 * 4, q), 1);  // 3 rows 2212 bytes past the period
+  EXPECT_EQ(resonant_regions(q / 4, q), 2);       // 4-byte 2048 x 81920
+  EXPECT_EQ(resonant_regions(3 * q / 4, q), 2);
+  EXPECT_EQ(resonant_regions(54611 * 4, q), 2);  // 4-byte 600 x 54611: 6 rows
+  EXPECT_EQ(resonant_regions(std::int64_t{1} << 18, q), 1);
+  EXPECT_EQ(resonant_regions(std::int64_t{1} << 19, q), 1);
+  EXPECT_EQ(resonant_regions(32768, q), 1);  // 8192 4-byte columns: 40 rows a period
+  EXPECT_EQ(resonant_regions(0, q), 1);
+  EXPECT_EQ(resonant_regions(tol, q), 1);
+  EXPECT_EQ(resonant_regions(113315 * 4, q), 1);
+}
+
+// Through the launchers on resonant rows: where the device has the H100's memory interface,
+// tile_regions names the regions (else 1), and the output is right either way.
+TEST(GpuCopyUnaligned, ResonantRowsThroughTheLaunchers) {
+  XPOSE_REQUIRE_GPU();
+  using namespace xpose::detail::cuda;
+  int device = 0, bus_bits = 0;
+  ASSERT_EQ(cudaGetDevice(&device), cudaSuccess);
+  ASSERT_EQ(cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, device),
+            cudaSuccess);
+  const bool h100_memory = bus_bits == 5120;
+  copy_args wide;
+  wide.rows = 100;
+  wide.cols = 81921;  // 4-byte rows of a quarter period and 4 bytes: regions walking down
+  wide.lda = wide.cols;
+  wide.ldb = wide.rows;
+  EXPECT_EQ(tile_regions(wide, 4), h100_memory ? 2 : 1);
+  copy_args tall = wide;
+  tall.rows = 100000;
+  tall.cols = 300;
+  tall.lda = 300;
+  tall.ldb = 109219;  // walking across, the destination rows: 109219 4-byte elements
+  EXPECT_EQ(tile_regions(tall, 4), h100_memory ? 3 : 1);
+  check_unaligned({100, 81921, 4}, 950);  // copy_unaligned
+  unaligned_case tuned{128, 81920, 4};    // rows on 16 / 32 bytes
+  tuned.tuned_tiles = true;
+  check_unaligned(tuned, 951);
+  check_unaligned({100, 109227, 3}, 952);  // copy_any_size, 4 rows a period
 }
 
 TEST(GpuCopyUnaligned, RandomShapes) {

@@ -1,0 +1,65 @@
+// Which tile order the tile kernels take (copy_transpose_launch.hpp, tile_regions): the plain walk,
+// or the strips or tile rows in interleaved regions where the rows the walk meets at a time
+// resonate with the H100's memory (twenty-third session, docs/performance.md).
+#include <array>
+#include <atomic>
+
+#include "cuda/copy_transpose_launch.hpp"
+
+namespace xpose::detail::cuda {
+
+namespace {
+
+/// The memory interface width of the current device in bits (0 when unknown), looked up once
+/// per device.
+int memory_bus_bits() {
+  constexpr int most_devices = 64;
+  static std::array<std::atomic<int>, most_devices> bits{};  // 0: not looked up; -1: unknown
+  int device = 0;
+  if (cudaGetDevice(&device) != cudaSuccess || device < 0 || device >= most_devices) return 0;
+  int known = bits[device].load(std::memory_order_relaxed);
+  if (known == 0) {
+    int width = 0;
+    known =
+        cudaDeviceGetAttribute(&width, cudaDevAttrGlobalMemoryBusWidth, device) == cudaSuccess &&
+                width > 0
+            ? width
+            : -1;
+    bits[device].store(known, std::memory_order_relaxed);
+  }
+  return known > 0 ? known : 0;
+}
+
+/// The H100 80GB's memory interface (five stacks of 1024 bits), whose period
+/// h100_memory_period was measured.
+constexpr int h100_memory_bus_bits = 5120;
+
+}  // namespace
+
+int resonant_regions(std::int64_t row_bytes, std::int64_t period) {
+  // On the H100 (twenty-third session, harness, x copy, two rounds; source rows walking down,
+  // copy_tuned and copy_unaligned): k = 1 (4-byte 704 x 327680, 353 x 327681) 0.85-0.87, in 8
+  // regions 0.91-0.92; k = 2 (704 x 163840, 353 x 163841) 0.87, in 6 regions 0.94; k = 3 (1-byte
+  // 1024 x 436912, 4-byte 353 x 109227, 704 x 218453) 0.89-0.92, in 3 regions 0.94-0.95 (in 2,
+  // 0.87-0.90); k = 4 (2048 x 81920, 353 x 81921, 353 x 245761) 0.87-0.89, in 2 regions 0.93-0.95
+  // (in 3, 0.86 for rows of 3/4 of the period); k = 6 (704 x 54613) 0.91, in 2 regions 0.96.
+  // Rows of a whole number of 2^18 bytes (5 rows a period) ran at 0.96-0.97 and take none.
+  // Neighbouring shapes lose 0.005-0.025 in regions, so only these rows take them.
+  constexpr int regions_for_k[] = {0, 8, 6, 3, 2, 0, 2};
+  for (int k : {1, 2, 3, 4, 6}) {
+    const std::int64_t span = k * row_bytes;
+    if (span + resonance_tolerance_bytes < period) continue;  // not a whole period yet
+    const std::int64_t off = span % period;
+    if (off <= resonance_tolerance_bytes || period - off <= resonance_tolerance_bytes)
+      return regions_for_k[k];
+  }
+  return 1;
+}
+
+int tile_regions(const copy_args& a, std::size_t elem_bytes) {
+  if (memory_bus_bits() != h100_memory_bus_bits) return 1;
+  const std::int64_t row_elements = tiles_walk_down(a.rows, a.cols) ? a.lda : a.ldb;
+  return resonant_regions(row_elements * static_cast<std::int64_t>(elem_bytes), h100_memory_period);
+}
+
+}  // namespace xpose::detail::cuda
