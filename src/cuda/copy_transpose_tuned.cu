@@ -50,7 +50,7 @@ constexpr std::int64_t full_height_least_rows(bool tuned) {
 /// 0.916-0.972, 180 level, 190 (half width) 0.976 against 0.940-0.942, 200 0.964-0.968 against
 /// 0.942-0.943. 2-byte elements: 740 (370 rows). On the H100 (twenty-third session, harness, about
 /// 160 MB, two rounds, against copy_unaligned): 321-370 rows 0.945-0.967 against 0.929-0.949 (350
-/// rows 0.954-0.960 against 0.929-0.935); 380-420 rows behind by 0.001-0.02.
+/// rows 0.954-0.960 against 0.929-0.935); 380-420 rows behind by 0.003-0.024.
 template <int E>
 constexpr std::int64_t full_height_most_row_bytes = E == 8   ? 1600
                                                     : E == 4 ? 1000

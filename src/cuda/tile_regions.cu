@@ -41,12 +41,13 @@ int resonant_regions(std::int64_t row_bytes, std::int64_t period) {
   // copy_tuned and copy_unaligned): k = 1 (4-byte 704 x 327680, 353 x 327681) 0.85-0.87, in 8
   // regions 0.91-0.92; k = 2 (704 x 163840, 353 x 163841) 0.87, in 6 regions 0.94; k = 3 (1-byte
   // 1024 x 436912, 4-byte 353 x 109227, 704 x 218453) 0.89-0.92, in 3 regions 0.94-0.95 (in 2,
-  // 0.87-0.90); k = 4 (2048 x 81920, 353 x 81921, 353 x 245761) 0.87-0.89, in 2 regions 0.93-0.95
+  // 0.87-0.90); k = 4 (2048 x 81920, 353 x 81921, 353 x 245761) 0.87-0.90, in 2 regions 0.93-0.95
   // (in 3, 0.86 for rows of 3/4 of the period); k = 6 (704 x 54613) 0.91, in 2 regions 0.96.
   // Destination rows walking across (xpose bench, two rounds): 4-byte 81920 x 2049 (k = 4) 0.84
   // -> 0.89, 1-byte 436912 x 1025 (k = 3) 0.85 -> 0.90, their neighbours 0.92-0.95 either way.
   // Rows of a whole number of 2^18 bytes (5 rows a period) ran at 0.96-0.97 and take none.
-  // Neighbouring shapes lose 0.005-0.025 in regions, so only these rows take them.
+  // Neighbouring shapes lose 0.005-0.04 in regions (more with more regions), so only these rows
+  // take them.
   constexpr int regions_for_k[] = {0, 8, 6, 3, 2, 0, 2};
   for (int k : {1, 2, 3, 4, 6}) {
     const std::int64_t span = k * row_bytes;
