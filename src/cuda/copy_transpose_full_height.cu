@@ -33,16 +33,17 @@ constexpr int full_height_five_blocks_bytes = 38 * 1024;
 constexpr int fewer_steps_threads = 320;
 
 template <int E, int W>
-void launch_width(const copy_args& a, cudaStream_t stream) {
+void launch_width(const copy_args& a, cudaStream_t stream, unsigned regions) {
   using five_blocks = full_height_policy<W, 256, 5>;
   if constexpr (E <= 2) {
     if (full_height_tile<E, five_blocks>::shared_bytes(static_cast<int>(a.rows)) <=
         full_height_five_blocks_bytes)
-      return launch_full_height_with<E, five_blocks>(a, stream);
+      return launch_full_height_with<E, five_blocks>(a, stream, regions);
     if (loads_in_two_steps_of(a.rows, W, fewer_steps_threads))
-      return launch_full_height_with<E, full_height_policy<W, fewer_steps_threads, 4>>(a, stream);
+      return launch_full_height_with<E, full_height_policy<W, fewer_steps_threads, 4>>(a, stream,
+                                                                                       regions);
   }
-  launch_full_height_with<E, full_height_policy<W, 256>>(a, stream);
+  launch_full_height_with<E, full_height_policy<W, 256>>(a, stream, regions);
 }
 
 }  // namespace
@@ -70,7 +71,7 @@ bool full_height_fits(std::int64_t rows, int word_bytes) {
   return rows * word_bytes >= 16 && full_height_tile_width(rows, word_bytes) != 0;
 }
 
-void launch_copy_full_height(const copy_args& a, int word_bytes, cudaStream_t stream) {
+void launch_copy_full_height(const copy_args& a, int word_bytes, cudaStream_t stream, int regions) {
   if (!full_height_fits(a.rows, word_bytes))
     throw error(status::internal_error, "copy_full_height: " + std::to_string(a.rows) +
                                             " rows of " + std::to_string(word_bytes) +
@@ -79,11 +80,12 @@ void launch_copy_full_height(const copy_args& a, int word_bytes, cudaStream_t st
   if (word_bytes != 1 && word_bytes != 2 && word_bytes != 4 && word_bytes != 8)
     throw error(status::internal_error, "copy_full_height: word size " +
                                             std::to_string(word_bytes) + " is not 1, 2, 4 or 8");
+  const unsigned strip_regions = full_height_strip_regions(a, word_bytes, regions);
   with_word(word_bytes, "copy_full_height", [&](auto e) {
     constexpr int E = decltype(e)::value;
     if constexpr (E <= 8)
-      with_full_height_width(width,
-                             [&](auto w) { launch_width<E, decltype(w)::value>(a, stream); });
+      with_full_height_width(
+          width, [&](auto w) { launch_width<E, decltype(w)::value>(a, stream, strip_regions); });
   });
 }
 

@@ -56,24 +56,26 @@ bool one_step_tile(std::int64_t rows, std::size_t elem_bytes) {
 }
 
 template <int E, int W>
-void launch_width(const copy_args& a, cudaStream_t stream) {
+void launch_width(const copy_args& a, cudaStream_t stream, unsigned regions) {
   if constexpr (W == 128 && (E == 3 || E == 5)) {
     if (one_step_tile(a.rows, E)) {
       const std::int64_t items = (a.rows + 3) / 4 * (W / 16);
       if (items <= 160)
-        return launch_full_height_any_size_with<E, full_height_policy<W, 160, 7>>(a, stream);
+        return launch_full_height_any_size_with<E, full_height_policy<W, 160, 7>>(a, stream,
+                                                                                  regions);
       if (items <= 192)
-        return launch_full_height_any_size_with<E, full_height_policy<W, 192, 6>>(a, stream);
-      return launch_full_height_any_size_with<E, full_height_policy<W, 224, 5>>(a, stream);
+        return launch_full_height_any_size_with<E, full_height_policy<W, 192, 6>>(a, stream,
+                                                                                  regions);
+      return launch_full_height_any_size_with<E, full_height_policy<W, 224, 5>>(a, stream, regions);
     }
   }
   if (loads_in_two_steps_of(a.rows, W, fewer_steps_threads))
-    return launch_full_height_any_size_with<E, full_height_policy<W, fewer_steps_threads>>(a,
-                                                                                           stream);
+    return launch_full_height_any_size_with<E, full_height_policy<W, fewer_steps_threads>>(
+        a, stream, regions);
   if (loads_in_two_steps_of(a.rows, W, two_steps_threads))
-    return launch_full_height_any_size_with<E, full_height_policy<W, two_steps_threads, 3>>(a,
-                                                                                            stream);
-  launch_full_height_any_size_with<E, full_height_policy<W, 256>>(a, stream);
+    return launch_full_height_any_size_with<E, full_height_policy<W, two_steps_threads, 3>>(
+        a, stream, regions);
+  launch_full_height_any_size_with<E, full_height_policy<W, 256>>(a, stream, regions);
 }
 
 }  // namespace
@@ -99,7 +101,7 @@ bool full_height_any_size_chosen(const copy_args& a, std::size_t elem_bytes, int
 }
 
 void launch_copy_full_height_any_size(const copy_args& a, std::size_t elem_bytes,
-                                      cudaStream_t stream) {
+                                      cudaStream_t stream, int regions) {
   if (!copy_any_size_takes(elem_bytes))
     throw error(status::internal_error, "copy_full_height: element size " +
                                             std::to_string(elem_bytes) +
@@ -109,9 +111,11 @@ void launch_copy_full_height_any_size(const copy_args& a, std::size_t elem_bytes
     throw error(status::internal_error, "copy_full_height: " + std::to_string(a.rows) +
                                             " rows of " + std::to_string(elem_bytes) +
                                             "-byte elements do not fit one tile");
+  const unsigned strip_regions = full_height_strip_regions(a, elem_bytes, regions);
   with_any_size(elem_bytes, "copy_full_height", [&](auto e) {
-    with_full_height_width(
-        width, [&](auto w) { launch_width<decltype(e)::value, decltype(w)::value>(a, stream); });
+    with_full_height_width(width, [&](auto w) {
+      launch_width<decltype(e)::value, decltype(w)::value>(a, stream, strip_regions);
+    });
   });
 }
 

@@ -20,6 +20,7 @@
 // Store: copy_full_height's (store_column_run, store_each_column) in bytes: a dense destination
 // as the aligned 16-byte chunks that cover the block's run, straddling chunks merged from two
 // columns, only the run's two ends byte by byte; other destinations column by column.
+// Column strips in order or in interleaved regions, as copy_full_height's (full_height_regions).
 // 64-bit global index math; no load reaches past the matrix's last byte, and none before the
 // aligned 16-byte chunk of its first (up to 15 bytes before a misaligned first row, never
 // stored).
@@ -92,11 +93,12 @@ __global__ void __launch_bounds__(Policy::threads, Policy::min_blocks)
                                                unsigned char* __restrict__ dst, std::int64_t batch,
                                                int rows, std::int64_t cols, std::int64_t lda,
                                                std::int64_t ldb, std::int64_t src_stride,
-                                               std::int64_t dst_stride,
-                                               float inverse_column_bytes) {
+                                               std::int64_t dst_stride, float inverse_column_bytes,
+                                               unsigned regions, unsigned length) {
   using tile_t = full_height_any_size_tile<E, Policy>;
   extern __shared__ __align__(16) unsigned char tile[];  // tile_t::shared_bytes(rows)
-  const std::int64_t c0 = std::int64_t{blockIdx.x} * tile_t::C;
+  const std::int64_t c0 = std::int64_t{region_tile(blockIdx.x, length, regions)} * tile_t::C;
+  if (c0 >= cols) return;  // past the last strip, in the last region
   const int valid_cols = static_cast<int>(cols - c0 < tile_t::C ? cols - c0 : tile_t::C);
   const int pitch_bytes = tile_t::pitch(rows);
   const auto column_at = [&](int c) { return tile_t::front + c * pitch_bytes; };
@@ -116,18 +118,20 @@ __global__ void __launch_bounds__(Policy::threads, Policy::min_blocks)
 }
 
 /// Rows of 16 bytes or more that full_height_any_size_tile_width gives a width, and this policy's
-/// tile within shared memory (the callers check).
+/// tile within shared memory (the callers check); the strips in `regions` interleaved regions (1:
+/// in order).
 template <int E, class Policy>
-void launch_full_height_any_size_with(const copy_args& a, cudaStream_t stream) {
+void launch_full_height_any_size_with(const copy_args& a, cudaStream_t stream, unsigned regions) {
   using tile_t = full_height_any_size_tile<E, Policy>;
   const int rows = static_cast<int>(a.rows);
   const int shared = tile_t::shared_bytes(rows);
   const auto kernel = copy_transpose_full_height_any_size_kernel<E, Policy>;
   constexpr const char* name = "copy_transpose_full_height_any_size_kernel launch";
-  launch_with_shared(kernel, full_height_grid(a, tile_t::C), tile_t::threads, shared, stream, name,
-                     static_cast<const unsigned char*>(a.src), static_cast<unsigned char*>(a.dst),
-                     a.batch, rows, a.cols, a.lda, a.ldb, a.src_stride, a.dst_stride,
-                     1.0f / static_cast<float>(rows * E));
+  launch_with_shared(kernel, full_height_grid(a, tile_t::C, regions), tile_t::threads, shared,
+                     stream, name, static_cast<const unsigned char*>(a.src),
+                     static_cast<unsigned char*>(a.dst), a.batch, rows, a.cols, a.lda, a.ldb,
+                     a.src_stride, a.dst_stride, 1.0f / static_cast<float>(rows * E), regions,
+                     full_height_region_length(a, tile_t::C, regions));
 }
 
 }  // namespace xpose::detail::cuda

@@ -22,14 +22,18 @@
 // (16 bytes at any offset from each) and merged, so only the run's two ends take element
 // stores. Other destinations: each column (destination row) as the aligned chunks that cover
 // it, its two ends element by element.
+// Block x takes column strip region_tile(x, ...) (column_tiles.cuh): x itself, or the strips in
+// interleaved regions where the source rows resonate with the memory (full_height_regions).
 // 64-bit global index math; pointers element-aligned; no load reaches past the matrix's last
 // byte, and none before the aligned 16-byte chunk of its first (up to 15 bytes before a
 // misaligned first row, never stored).
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <type_traits>
 
+#include "cuda/column_tiles.cuh"
 #include "cuda/copy_transpose_launch.hpp"
 #include "cuda/copy_transpose_skinny_any_size_kernel.cuh"
 #include "cuda/copy_transpose_unaligned_kernel.cuh"
@@ -207,10 +211,11 @@ __global__ void __launch_bounds__(Policy::threads, Policy::min_blocks)
                                       element_t<E>* __restrict__ dst, std::int64_t batch, int rows,
                                       std::int64_t cols, std::int64_t lda, std::int64_t ldb,
                                       std::int64_t src_stride, std::int64_t dst_stride,
-                                      float inverse_rows) {
+                                      float inverse_rows, unsigned regions, unsigned length) {
   using tile_t = full_height_tile<E, Policy>;
   extern __shared__ __align__(16) unsigned char tile[];  // tile_t::shared_bytes(rows)
-  const std::int64_t c0 = std::int64_t{blockIdx.x} * tile_t::C;
+  const std::int64_t c0 = std::int64_t{region_tile(blockIdx.x, length, regions)} * tile_t::C;
+  if (c0 >= cols) return;  // past the last strip, in the last region
   const int valid_cols = static_cast<int>(cols - c0 < tile_t::C ? cols - c0 : tile_t::C);
   for (std::int64_t b = blockIdx.y; b < batch; b += gridDim.y) {
     const element_t<E>* matrix = src + b * src_stride;
@@ -227,11 +232,26 @@ __global__ void __launch_bounds__(Policy::threads, Policy::min_blocks)
   }
 }
 
-/// The grid of copy_full_height's kernels: x over the tiles of `tile_cols` columns, y over the
-/// matrices (at most 65535, the blocks looping over the rest).
-inline dim3 full_height_grid(const copy_args& a, int tile_cols) {
-  const std::int64_t across = (a.cols + tile_cols - 1) / tile_cols;
-  return dim3(static_cast<unsigned>(across),
+/// The regions copy_full_height's launchers hand the strips out in: `regions` (> 0, from tests),
+/// or for 0 full_height_regions(a, elem_bytes); an internal error for fewer.
+inline unsigned full_height_strip_regions(const copy_args& a, std::size_t elem_bytes, int regions) {
+  if (regions < 0)
+    throw error(status::internal_error,
+                "copy_full_height: " + std::to_string(regions) + " strip regions");
+  return static_cast<unsigned>(regions > 0 ? regions : full_height_regions(a, elem_bytes));
+}
+
+/// The column strips of copy_full_height's tiles of `tile_cols` columns in each of `regions`
+/// interleaved regions (column_tiles.cuh's region_length).
+inline unsigned full_height_region_length(const copy_args& a, int tile_cols, unsigned regions) {
+  return region_length(static_cast<unsigned>((a.cols + tile_cols - 1) / tile_cols), regions);
+}
+
+/// The grid of copy_full_height's kernels: x over the column strips of `tile_cols` columns, in
+/// `regions` interleaved regions (block x takes strip region_tile(x, ...); a strip is one tile),
+/// y over the matrices (at most 65535, the blocks looping over the rest).
+inline dim3 full_height_grid(const copy_args& a, int tile_cols, unsigned regions) {
+  return dim3(full_height_region_length(a, tile_cols, regions) * regions,
               static_cast<unsigned>(a.batch < 65535 ? a.batch : 65535));
 }
 
@@ -259,18 +279,20 @@ void with_full_height_width(int width, F&& f) {
   }
 }
 
-/// Rows that full_height_fits, and this policy's tile within shared memory (the callers check).
+/// Rows that full_height_fits, and this policy's tile within shared memory (the callers check);
+/// the strips in `regions` interleaved regions (1: in order).
 template <int E, class Policy>
-void launch_full_height_with(const copy_args& a, cudaStream_t stream) {
+void launch_full_height_with(const copy_args& a, cudaStream_t stream, unsigned regions) {
   using tile_t = full_height_tile<E, Policy>;
   const int rows = static_cast<int>(a.rows);
   const int shared = tile_t::shared_bytes(rows);
   const auto kernel = copy_transpose_full_height_kernel<E, Policy>;
   constexpr const char* name = "copy_transpose_full_height_kernel launch";
-  launch_with_shared(kernel, full_height_grid(a, tile_t::C), tile_t::threads, shared, stream, name,
-                     static_cast<const element_t<E>*>(a.src), static_cast<element_t<E>*>(a.dst),
-                     a.batch, rows, a.cols, a.lda, a.ldb, a.src_stride, a.dst_stride,
-                     1.0f / static_cast<float>(rows));
+  launch_with_shared(kernel, full_height_grid(a, tile_t::C, regions), tile_t::threads, shared,
+                     stream, name, static_cast<const element_t<E>*>(a.src),
+                     static_cast<element_t<E>*>(a.dst), a.batch, rows, a.cols, a.lda, a.ldb,
+                     a.src_stride, a.dst_stride, 1.0f / static_cast<float>(rows), regions,
+                     full_height_region_length(a, tile_t::C, regions));
 }
 
 }  // namespace xpose::detail::cuda

@@ -62,11 +62,13 @@ constexpr std::int64_t rows_in_whole_tiles(std::int64_t rows, std::int64_t heigh
 /// measured best for the k of `row_bytes` in a memory of `period` bytes (k = 1: 8; 2: 6; 3: 3; 4
 /// and 6: 2). tile_regions: resonant_regions of the row the walk of `a` (elements of `elem_bytes`)
 /// meets at a time, on devices whose memory interface has the H100's 5120 bits; 1 elsewhere (not
-/// measured).
+/// measured). full_height_regions: the same for copy_full_height, whose blocks take the column
+/// strips of every source row in turn (its source rows, on the H100).
 constexpr std::int64_t h100_memory_period = std::int64_t{5} << 18;
 constexpr std::int64_t resonance_tolerance_bytes = 1280;
 int resonant_regions(std::int64_t row_bytes, std::int64_t period);
 int tile_regions(const copy_args& a, std::size_t elem_bytes);
+int full_height_regions(const copy_args& a, std::size_t elem_bytes);
 /// What launch_copy_tuned runs: the slab kernels (fewer columns than copy_tuned_policy's tile,
 /// or fewer rows and the tiles below too empty: see copy_transpose_tuned.cu), copy_full_height
 /// (short, wide matrices whose tiles would cut the destination rows), copy_full_width (tall,
@@ -104,11 +106,14 @@ void launch_copy_unaligned_tiles(const copy_args& a, int word_bytes, bool large,
 /// written by one block; a dense destination as one run per block); word_bytes 1, 2, 4 or 8, rows
 /// that full_height_fits. The tile takes the widest of 512, 256, 128 and 64 bytes of each source
 /// row (full_height_tile_width) that keeps it within full_height_tile_budget bytes of shared
-/// memory (tiles that would fill it take half the width: 1-byte ones only at 512 bytes).
+/// memory (tiles that would fill it take half the width: 1-byte ones only at 512 bytes). Its
+/// column strips are handed out in `regions` interleaved regions (0: full_height_regions'; tests
+/// give others).
 constexpr std::int64_t full_height_tile_budget = 48 * 1024;
 int full_height_tile_width(std::int64_t rows, int word_bytes);
 bool full_height_fits(std::int64_t rows, int word_bytes);
-void launch_copy_full_height(const copy_args& a, int word_bytes, cudaStream_t stream);
+void launch_copy_full_height(const copy_args& a, int word_bytes, cudaStream_t stream,
+                             int regions = 0);
 /// copy_full_width: tall, narrow matrices whose tile covers every column (no column tile left
 /// mostly empty); word_bytes 1, 2, 4 or 8, rows of full_width_least_row_bytes to
 /// full_width_most_row_bytes (any shape full_width_fits: with rows of 32 bytes or more, the row
@@ -202,14 +207,14 @@ std::string any_size_tiles_text(const copy_args& a, std::size_t elem_bytes);
 /// full_height_any_size_chosen: the out-of-place dispatch runs it (elements of `word_bytes` words)
 /// for wide shapes of full_height_any_size_least_rows (of full_height_any_size_least_aligned_rows
 /// where super_elements_aligned) to full_height_any_size_most_rows rows but where
-/// any_size_tiles_full.
+/// any_size_tiles_full. Its column strips in `regions` as launch_copy_full_height's.
 constexpr std::int64_t full_height_any_size_least_rows = 48;
 constexpr std::int64_t full_height_any_size_least_aligned_rows = 32;
 constexpr std::int64_t full_height_any_size_most_rows = 320;
 int full_height_any_size_tile_width(std::int64_t rows, std::size_t elem_bytes);
 bool full_height_any_size_chosen(const copy_args& a, std::size_t elem_bytes, int word_bytes);
 void launch_copy_full_height_any_size(const copy_args& a, std::size_t elem_bytes,
-                                      cudaStream_t stream);
+                                      cudaStream_t stream, int regions = 0);
 /// f(std::integral_constant<int, W>{}) for word_bytes = W (1, 2, 4, 8 or 16); an internal error
 /// naming `kernel` for any other size.
 template <class F>

@@ -1,6 +1,7 @@
-// Which tile order the tile kernels take (copy_transpose_launch.hpp, tile_regions): the plain walk,
-// or the strips or tile rows in interleaved regions where the rows the walk meets at a time
-// resonate with the H100's memory (twenty-third session, docs/performance.md).
+// Which tile order the tile kernels and copy_full_height take (copy_transpose_launch.hpp,
+// tile_regions, full_height_regions): the plain walk, or the strips or tile rows in interleaved
+// regions where the rows the walk meets at a time resonate with the H100's memory (twenty-third
+// and twenty-fourth sessions, docs/performance.md).
 #include <array>
 #include <atomic>
 
@@ -45,6 +46,13 @@ int resonant_regions(std::int64_t row_bytes, std::int64_t period) {
   // (in 3, 0.86 for rows of 3/4 of the period); k = 6 (704 x 54613) 0.91, in 2 regions 0.96.
   // Destination rows walking across (xpose bench, two rounds): 4-byte 81920 x 2049 (k = 4) 0.84
   // -> 0.89, 1-byte 436912 x 1025 (k = 3) 0.85 -> 0.90, their neighbours 0.92-0.95 either way.
+  // copy_full_height's source rows (twenty-fourth session, harness, two rounds): 1-byte 128 x
+  // 1310720 (k = 1) 0.92 -> 0.95, 256 x 655360 (k = 2) 0.87 -> 0.94, 400 x 436907 (k = 3) 0.88
+  // -> 0.93, 512 x 327680 (k = 4) 0.86 -> 0.93, 700 x 218453 (k = 6) 0.83 -> 0.87; 2-byte 350 x
+  // 218456 (k = 3) 0.92 -> 0.96, 256 x 327680 0.87 -> 0.94; 4-byte 128 x 163840 0.89 -> 0.95
+  // (k = 2; 4 regions were within 0.015 of 6 there); 8-byte 100 x 81920 0.87 -> 0.94; 3-, 5- and
+  // 6-byte elements 0.01-0.05 (3-byte 200 x 145635 0.88 -> 0.89). copy_full_width's destination
+  // rows did not resonate (4-byte 81921 x 100 1.01, 1-byte 1310721 x 64 0.98): it takes none.
   // Rows of a whole number of 2^18 bytes (5 rows a period) ran at 0.96-0.97 and take none.
   // Neighbouring shapes lose 0.005-0.04 in regions (more with more regions), so only these rows
   // take them.
@@ -59,10 +67,23 @@ int resonant_regions(std::int64_t row_bytes, std::int64_t period) {
   return 1;
 }
 
-int tile_regions(const copy_args& a, std::size_t elem_bytes) {
+namespace {
+
+/// resonant_regions of rows of `row_elements` elements of `elem_bytes` on this device: 1 where
+/// the memory interface is not the H100's.
+int device_row_regions(std::int64_t row_elements, std::size_t elem_bytes) {
   if (memory_bus_bits() != h100_memory_bus_bits) return 1;
-  const std::int64_t row_elements = tiles_walk_down(a.rows, a.cols) ? a.lda : a.ldb;
   return resonant_regions(row_elements * static_cast<std::int64_t>(elem_bytes), h100_memory_period);
+}
+
+}  // namespace
+
+int tile_regions(const copy_args& a, std::size_t elem_bytes) {
+  return device_row_regions(tiles_walk_down(a.rows, a.cols) ? a.lda : a.ldb, elem_bytes);
+}
+
+int full_height_regions(const copy_args& a, std::size_t elem_bytes) {
+  return device_row_regions(a.lda, elem_bytes);
 }
 
 }  // namespace xpose::detail::cuda

@@ -8,10 +8,11 @@
 // copy_transpose_full_height_any_size_kernel.cuh, 3 to 15 bytes), copy_full_width
 // (copy_transpose_full_width_kernel.cuh), copy_tuned's large tiles, copy_unaligned's large
 // policy and copy_any_size's 3-byte, tall and halo tiles on small shapes, the tile kernels in
-// interleaved regions (tile_regions), against the host reference on random data: odd dimensions,
-// padded rows, misaligned base pointers, destination rows starting anywhere in a 32-byte sector,
-// batches, shapes smaller and larger than a tile or slab, more tile rows and matrices than the
-// grid's y and z take; poisoned destinations (gaps between rows and matrices must stay poisoned).
+// interleaved regions (tile_regions) and copy_full_height's strips in them, against the host
+// reference on random data: odd dimensions, padded rows, misaligned base pointers, destination rows
+// starting anywhere in a 32-byte sector, batches, shapes smaller and larger than a tile or slab,
+// more tile rows and matrices than the grid's y and z take; poisoned destinations (gaps between
+// rows and matrices must stay poisoned).
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -40,7 +41,8 @@ struct unaligned_case {
   bool full_width = false;   // copy_full_width
   bool tuned_tiles = false;  // copy_tuned's kernel with its standard tiles
   int regions = 0;           // > 0: tiles in this many regions (copy_tuned, copy_unaligned,
-                             // copy_sectors, copy_any_size); 0: the launcher's (tile_regions)
+                             // copy_sectors, copy_any_size, copy_full_height); 0: the
+                             // launcher's (tile_regions, full_height_regions)
 };
 
 /// unaligned_case::skinny_slab_bytes for skinny_any_size with the slab its launcher picks
@@ -73,10 +75,10 @@ void check_unaligned(const unaligned_case& c, std::uint64_t seed) {
   a.src_stride = src_stride;
   a.dst_stride = dst_stride;
   if (c.full_height && (c.e & (c.e - 1)) != 0)
-    xpose::detail::cuda::launch_copy_full_height_any_size(a, static_cast<std::size_t>(c.e),
-                                                          nullptr);
+    xpose::detail::cuda::launch_copy_full_height_any_size(a, static_cast<std::size_t>(c.e), nullptr,
+                                                          c.regions);
   else if (c.full_height)
-    xpose::detail::cuda::launch_copy_full_height(a, c.e, nullptr);
+    xpose::detail::cuda::launch_copy_full_height(a, c.e, nullptr, c.regions);
   else if (c.full_width)
     xpose::detail::cuda::launch_copy_full_width(a, c.e, nullptr);
   else if (c.skinny_slabs >= 0)
@@ -782,6 +784,9 @@ TEST(GpuCopyFullHeight, SmallSanitizerShapes) {
     check_unaligned(full_height({97, 517, e, 521, 99, 2, 97 * 521 + 3, 517 * 99 + 5, ue, 0}),
                     1650 + e);
     check_unaligned(full_height({33, 300, e, 0, 0, 3, 0, 0, 0, ue}), 1700 + e);
+    unaligned_case in_regions = full_height({97, 1001, e, 0, 0, 2, 0, 0, ue, 0});
+    in_regions.regions = 3;
+    check_unaligned(in_regions, 1720 + e);
   }
   // Tiles past 38 KiB whose load takes two steps of 320 threads (1- and 2-byte elements).
   for (int e : {1, 2})
@@ -806,6 +811,54 @@ TEST(GpuCopyFullHeight, SmallSanitizerShapes) {
                                    203 * (rows + 3) + 5, ue, 3}),
                       2050 + rows + e);
     }
+}
+
+// Column strips handed out in interleaved regions (full_height_regions names them only for rows
+// that resonate with the H100's memory): regions that do not divide the strips, more regions
+// than strips (blocks past the last strip), padded rows and a strided batch at misaligned
+// pointers, every element size and tile width.
+TEST(GpuCopyFullHeight, StripsInInterleavedRegions) {
+  XPOSE_REQUIRE_GPU();
+  for (int regions : {1, 2, 3, 6, 8})
+    for (int e : full_height_sizes) {
+      const std::size_t step = offset_step(e), ue = static_cast<std::size_t>(e);
+      const std::int64_t rows[] = {full_height_least_rows(e) + 1, 97, full_height_most_rows(e)};
+      for (std::int64_t r : rows) {
+        unaligned_case wide = full_height({r, 2017, e}), narrow = full_height({r, 5, e});
+        unaligned_case batch =
+            full_height({r, 701, e, 703, r + 3, 2, r * 703 + 5, 701 * (r + 3) + 7, step, ue});
+        for (unaligned_case* c : {&wide, &narrow, &batch}) {
+          c->regions = regions;
+          check_unaligned(*c, 2200 + regions * 100 + r + e);
+        }
+      }
+    }
+}
+
+// On resonant source rows the launchers take full_height_regions' regions where the device has
+// the H100's memory interface (else 1), and the output is right either way.
+TEST(GpuCopyFullHeight, ResonantRowsThroughTheLaunchers) {
+  XPOSE_REQUIRE_GPU();
+  using namespace xpose::detail::cuda;
+  int device = 0, bus_bits = 0;
+  ASSERT_EQ(cudaGetDevice(&device), cudaSuccess);
+  ASSERT_EQ(cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, device),
+            cudaSuccess);
+  const bool h100_memory = bus_bits == 5120;
+  copy_args wide;
+  wide.rows = 100;
+  wide.cols = 81921;  // 4-byte rows of a quarter period and 4 bytes
+  wide.lda = wide.cols;
+  wide.ldb = wide.rows;
+  EXPECT_EQ(full_height_regions(wide, 4), h100_memory ? 2 : 1);
+  wide.lda = 145635;  // 3-byte rows, 5 bytes short of a third of the period
+  EXPECT_EQ(full_height_regions(wide, 3), h100_memory ? 3 : 1);
+  wide.lda = 82001;  // not resonant
+  EXPECT_EQ(full_height_regions(wide, 4), 1);
+  check_unaligned(full_height({100, 81921, 4}), 2900);
+  check_unaligned(full_height({64, 145635, 3}), 2901);
+  EXPECT_THROW(launch_copy_full_height(wide, 4, nullptr, -1), xpose::error);
+  EXPECT_THROW(launch_copy_full_height_any_size(wide, 3, nullptr, -1), xpose::error);
 }
 
 // Powers of two: every row count to 200, then every 7th; the other sizes (eleven of them, each
