@@ -87,7 +87,7 @@ struct full_height_any_size_tile {
   }
 };
 
-template <int E, class Policy>
+template <int E, class Policy, bool IN_REGIONS>
 __global__ void __launch_bounds__(Policy::threads, Policy::min_blocks)
     copy_transpose_full_height_any_size_kernel(const unsigned char* __restrict__ src,
                                                unsigned char* __restrict__ dst, std::int64_t batch,
@@ -97,8 +97,11 @@ __global__ void __launch_bounds__(Policy::threads, Policy::min_blocks)
                                                unsigned regions, unsigned length) {
   using tile_t = full_height_any_size_tile<E, Policy>;
   extern __shared__ __align__(16) unsigned char tile[];  // tile_t::shared_bytes(rows)
-  const std::int64_t c0 = std::int64_t{region_tile(blockIdx.x, length, regions)} * tile_t::C;
-  if (c0 >= cols) return;  // past the last strip, in the last region
+  std::int64_t c0 = std::int64_t{blockIdx.x} * tile_t::C;
+  if constexpr (IN_REGIONS) {
+    c0 = std::int64_t{region_tile(blockIdx.x, length, regions)} * tile_t::C;
+    if (c0 >= cols) return;  // past the last strip, in the last region
+  }
   const int valid_cols = static_cast<int>(cols - c0 < tile_t::C ? cols - c0 : tile_t::C);
   const int pitch_bytes = tile_t::pitch(rows);
   const auto column_at = [&](int c) { return tile_t::front + c * pitch_bytes; };
@@ -125,7 +128,8 @@ void launch_full_height_any_size_with(const copy_args& a, cudaStream_t stream, u
   using tile_t = full_height_any_size_tile<E, Policy>;
   const int rows = static_cast<int>(a.rows);
   const int shared = tile_t::shared_bytes(rows);
-  const auto kernel = copy_transpose_full_height_any_size_kernel<E, Policy>;
+  const auto kernel = regions == 1 ? copy_transpose_full_height_any_size_kernel<E, Policy, false>
+                                   : copy_transpose_full_height_any_size_kernel<E, Policy, true>;
   constexpr const char* name = "copy_transpose_full_height_any_size_kernel launch";
   launch_with_shared(kernel, full_height_grid(a, tile_t::C, regions), tile_t::threads, shared,
                      stream, name, static_cast<const unsigned char*>(a.src),

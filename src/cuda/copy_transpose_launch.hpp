@@ -58,15 +58,19 @@ constexpr std::int64_t rows_in_whole_tiles(std::int64_t rows, std::int64_t heigh
 /// 2049 0.84 against 0.95 for 82176 x 2049; 1-byte 700 x 436912 0.87 against 0.93). Handing out the
 /// strips (walking down) or tile rows (walking across) in `regions` interleaved regions spreads
 /// those blocks over the matrix: the walk's position y takes strip / tile row (y % regions) * per +
-/// y / regions, per = ceil(n / regions). resonant_regions: 1 (the plain walk), or the regions
-/// measured best for the k of `row_bytes` in a memory of `period` bytes (k = 1: 8; 2: 6; 3: 3; 4
-/// and 6: 2). tile_regions: resonant_regions of the row the walk of `a` (elements of `elem_bytes`)
-/// meets at a time, on devices whose memory interface has the H100's 5120 bits; 1 elsewhere (not
-/// measured). full_height_regions: the same for copy_full_height, whose blocks take the column
-/// strips of every source row in turn (its source rows, on the H100).
+/// y / regions, per = ceil(n / regions). resonant_rows: the least k of 1, 2, 3, 4 and 6 whose
+/// rows of `row_bytes` span a whole number of `period` bytes within the tolerance, else 0.
+/// resonant_regions: 1 (the plain walk), or the regions measured best for the tile kernels at
+/// that k (k = 1: 8; 2: 6; 3: 3; 4 and 6: 2); resonant_strip_regions: for copy_full_height's
+/// column strips (the same but k = 4: 3). tile_regions: resonant_regions of the row the walk of
+/// `a` (elements of `elem_bytes`) meets at a time, on devices whose memory interface has the
+/// H100's 5120 bits; 1 elsewhere (not measured). full_height_regions: resonant_strip_regions of
+/// a's source rows, which copy_full_height's blocks take strip by strip, on the same devices.
 constexpr std::int64_t h100_memory_period = std::int64_t{5} << 18;
 constexpr std::int64_t resonance_tolerance_bytes = 1280;
+int resonant_rows(std::int64_t row_bytes, std::int64_t period);
 int resonant_regions(std::int64_t row_bytes, std::int64_t period);
+int resonant_strip_regions(std::int64_t row_bytes, std::int64_t period);
 int tile_regions(const copy_args& a, std::size_t elem_bytes);
 int full_height_regions(const copy_args& a, std::size_t elem_bytes);
 /// What launch_copy_tuned runs: the slab kernels (fewer columns than copy_tuned_policy's tile,

@@ -81,7 +81,10 @@ std::size_t prepare(plan_data& plan) {
   return 0;
 }
 
-std::string kernel_text(const stage& s) {
+namespace {
+
+/// kernel_text but the tile order.
+std::string kernel_choice_text(const stage& s) {
   const int w = word_bytes_for(s.super_bytes, {});
   const std::int64_t k = static_cast<std::int64_t>(s.super_bytes) / w;
   const std::string word = std::to_string(w) + (w == 1 ? " byte" : " bytes");
@@ -215,6 +218,39 @@ std::string kernel_text(const stage& s) {
          "registers and kept column by column in shared memory, whole 32-byte destination "
          "sectors" +
          words;
+}
+
+}  // namespace
+
+std::string kernel_text(const stage& s) {
+  std::string text = kernel_choice_text(s);
+  if (s.kind != stage_kind::copy_transpose ||
+      (s.variant != route::automatic && s.variant != route::copy_tuned))
+    return text;
+  // The regions of the kernel the best alignment runs (the skinny slabs, copy_full_width and the
+  // super-element kernel take none).
+  const copy_args a = copy_args_of(s, nullptr, nullptr);
+  const int w = word_bytes_for(s.super_bytes, {});
+  int regions = 1;
+  if (copy_any_size_takes(s.super_bytes)) {
+    if (full_height_any_size_chosen(a, s.super_bytes, w))
+      regions = full_height_regions(a, s.super_bytes);
+    else if (!skinny_any_size_chosen(a, s.super_bytes, w) &&
+             copy_any_size_chosen(a, s.super_bytes, w))
+      regions = tile_regions(a, s.super_bytes);
+  } else if (static_cast<int>(s.super_bytes) == w) {
+    const copy_kernel kernel = choose_copy_kernel(a, w);
+    if (kernel == copy_kernel::full_height)
+      regions = full_height_regions(a, s.super_bytes);
+    else if (kernel != copy_kernel::skinny && kernel != copy_kernel::full_width)
+      regions = tile_regions(a, s.super_bytes);
+  }
+  if (regions > 1)
+    text +=
+        "; the rows resonate with this device's memory (a few of them span a whole number "
+        "of 1.25 MiB), so its tiles are handed out in " +
+        std::to_string(regions) + " interleaved regions";
+  return text;
 }
 
 std::shared_ptr<void> allocate_workspace(std::size_t bytes) {

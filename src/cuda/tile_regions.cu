@@ -37,6 +37,16 @@ constexpr int h100_memory_bus_bits = 5120;
 
 }  // namespace
 
+int resonant_rows(std::int64_t row_bytes, std::int64_t period) {
+  for (int k : {1, 2, 3, 4, 6}) {
+    const std::int64_t span = k * row_bytes;
+    if (span + resonance_tolerance_bytes < period) continue;  // not a whole period yet
+    const std::int64_t off = span % period;
+    if (off <= resonance_tolerance_bytes || period - off <= resonance_tolerance_bytes) return k;
+  }
+  return 0;
+}
+
 int resonant_regions(std::int64_t row_bytes, std::int64_t period) {
   // On the H100 (twenty-third session, harness, x copy, two rounds; source rows walking down,
   // copy_tuned and copy_unaligned): k = 1 (4-byte 704 x 327680, 353 x 327681) 0.85-0.87, in 8
@@ -46,44 +56,47 @@ int resonant_regions(std::int64_t row_bytes, std::int64_t period) {
   // (in 3, 0.86 for rows of 3/4 of the period); k = 6 (704 x 54613) 0.91, in 2 regions 0.96.
   // Destination rows walking across (xpose bench, two rounds): 4-byte 81920 x 2049 (k = 4) 0.84
   // -> 0.89, 1-byte 436912 x 1025 (k = 3) 0.85 -> 0.90, their neighbours 0.92-0.95 either way.
-  // copy_full_height's source rows (twenty-fourth session, harness, two rounds): 1-byte 128 x
-  // 1310720 (k = 1) 0.92 -> 0.95, 256 x 655360 (k = 2) 0.87 -> 0.94, 400 x 436907 (k = 3) 0.88
-  // -> 0.93, 512 x 327680 (k = 4) 0.86 -> 0.93, 700 x 218453 (k = 6) 0.83 -> 0.87; 2-byte 350 x
-  // 218456 (k = 3) 0.92 -> 0.96, 256 x 327680 0.87 -> 0.94; 4-byte 128 x 163840 0.89 -> 0.95
-  // (k = 2; 4 regions were within 0.015 of 6 there); 8-byte 100 x 81920 0.87 -> 0.94; 3-, 5- and
-  // 6-byte elements 0.01-0.05 (3-byte 200 x 145635 0.88 -> 0.89). copy_full_width's destination
-  // rows did not resonate (4-byte 81921 x 100 1.01, 1-byte 1310721 x 64 0.98): it takes none.
   // Rows of a whole number of 2^18 bytes (5 rows a period) ran at 0.96-0.97 and take none.
   // Neighbouring shapes lose 0.005-0.04 in regions (more with more regions), so only these rows
   // take them.
-  constexpr int regions_for_k[] = {0, 8, 6, 3, 2, 0, 2};
-  for (int k : {1, 2, 3, 4, 6}) {
-    const std::int64_t span = k * row_bytes;
-    if (span + resonance_tolerance_bytes < period) continue;  // not a whole period yet
-    const std::int64_t off = span % period;
-    if (off <= resonance_tolerance_bytes || period - off <= resonance_tolerance_bytes)
-      return regions_for_k[k];
-  }
-  return 1;
+  constexpr int regions_for_k[] = {1, 8, 6, 3, 2, 0, 2};
+  return regions_for_k[resonant_rows(row_bytes, period)];
+}
+
+int resonant_strip_regions(std::int64_t row_bytes, std::int64_t period) {
+  // On the H100 (twenty-fourth session, harness, x copy, two rounds), copy_full_height's source
+  // rows, the plain order against the regions taken: k = 1, 8 regions (1-byte 128 x 1310721
+  // 0.93 -> 0.97, 5-byte 100 x 262145 0.85 -> 0.90, 6-byte 146 x 218453 0.86 -> 0.91; 12
+  // regions within 0.005); k = 2, 6 (1-byte 256 x 655361 0.88 -> 0.95, 2-byte 256 x 327681 0.88
+  // -> 0.95, 4-byte 128 x 163841 0.92 -> 0.98, 8-byte 100 x 81921 0.93 -> 0.97; 4 regions
+  // within 0.012 either way); k = 3, 3 (1-byte 400 x 436907 0.87 -> 0.93, 2-byte 350 x 218456
+  // 0.92 -> 0.96, 3-byte 200 x 145635 0.88 -> 0.90; 4 or 6 regions behind by 0.007-0.012); k = 4,
+  // 3 (1-byte 480 x 327681 0.84 -> 0.92, 512 x 327681 0.83 -> 0.89, 2-byte 300 x 163841 0.90 ->
+  // 0.96; 2 regions behind by 0.008-0.015 for 1- and 2-byte rows, level for 4-byte ones); k = 6,
+  // 2 (1-byte 700 x 218453 0.83 -> 0.87, 3 level). copy_full_width's destination rows did not
+  // resonate (4-byte 81921 x 100 1.01, 1-byte 1310721 x 64 0.98 x copy) and take none.
+  constexpr int regions_for_k[] = {1, 8, 6, 3, 3, 0, 2};
+  return regions_for_k[resonant_rows(row_bytes, period)];
 }
 
 namespace {
 
-/// resonant_regions of rows of `row_elements` elements of `elem_bytes` on this device: 1 where
-/// the memory interface is not the H100's.
-int device_row_regions(std::int64_t row_elements, std::size_t elem_bytes) {
-  if (memory_bus_bits() != h100_memory_bus_bits) return 1;
-  return resonant_regions(row_elements * static_cast<std::int64_t>(elem_bytes), h100_memory_period);
+/// Whether this device's memory interface is the H100's, whose period was measured.
+bool h100_memory() {
+  return memory_bus_bits() == h100_memory_bus_bits;
 }
 
 }  // namespace
 
 int tile_regions(const copy_args& a, std::size_t elem_bytes) {
-  return device_row_regions(tiles_walk_down(a.rows, a.cols) ? a.lda : a.ldb, elem_bytes);
+  if (!h100_memory()) return 1;
+  const std::int64_t row_elements = tiles_walk_down(a.rows, a.cols) ? a.lda : a.ldb;
+  return resonant_regions(row_elements * static_cast<std::int64_t>(elem_bytes), h100_memory_period);
 }
 
 int full_height_regions(const copy_args& a, std::size_t elem_bytes) {
-  return device_row_regions(a.lda, elem_bytes);
+  if (!h100_memory()) return 1;
+  return resonant_strip_regions(a.lda * static_cast<std::int64_t>(elem_bytes), h100_memory_period);
 }
 
 }  // namespace xpose::detail::cuda

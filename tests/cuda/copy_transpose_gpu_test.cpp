@@ -662,6 +662,31 @@ TEST(GpuCopyTranspose, PlansOfDifferentSkinnyShapesFromSeveralThreads) {
   for (std::thread& thread : threads) thread.join();
 }
 
+// The plan's text names the interleaved regions where the kernel that runs takes them: on a
+// device with the H100's memory interface, rows that resonate with it (tile_regions,
+// full_height_regions); never for the skinny slabs or elsewhere.
+TEST(GpuCopyTranspose, DescribeNamesTheRegions) {
+  XPOSE_REQUIRE_GPU();
+  int device = 0, bus_bits = 0;
+  ASSERT_EQ(cudaGetDevice(&device), cudaSuccess);
+  ASSERT_EQ(cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, device),
+            cudaSuccess);
+  const bool h100_memory = bus_bits == 5120;
+  plan_options options;
+  options.target = device::cuda;
+  const auto text = [&](std::int64_t rows, std::int64_t cols, std::size_t e) {
+    return plan_copy({rows, cols, e}, 0, 0, options).describe();
+  };
+  const std::string tiles = text(2048, 81920, 4);       // k = 4: 2 regions
+  const std::string full_height = text(100, 81921, 4);  // k = 4: 3 strip regions
+  const std::string any_size = text(353, 145635, 3);    // k = 3: 3 regions
+  EXPECT_EQ(tiles.find("2 interleaved regions") != std::string::npos, h100_memory) << tiles;
+  for (const std::string* t : {&full_height, &any_size})
+    EXPECT_EQ(t->find("3 interleaved regions") != std::string::npos, h100_memory) << *t;
+  for (const std::string& t : {text(100, 82001, 4), text(8, 327680, 4), text(2048, 2048, 4)})
+    EXPECT_EQ(t.find("interleaved regions"), std::string::npos) << t;
+}
+
 TEST(GpuCopyTranspose, RejectsCpuOnlyVariant) {
   XPOSE_REQUIRE_GPU();
   plan_options options;

@@ -405,7 +405,8 @@ TEST(GpuCopyUnaligned, TilesInInterleavedRegions) {
 }
 
 // Which rows take regions: k rows spanning a whole number of the period within the tolerance
-// (k = 1, 2, 3, 4, 6), not rows of a whole number of 2^18 bytes (5 a period) or shorter rows.
+// (k = 1, 2, 3, 4, 6), not rows of a whole number of 2^18 bytes (5 a period) or shorter rows;
+// the tile kernels' regions and copy_full_height's for each k.
 TEST(GpuCopyUnaligned, ResonantRowsTakeRegions) {
   using xpose::detail::cuda::h100_memory_period, xpose::detail::cuda::resonant_regions,
       xpose::detail::cuda::resonance_tolerance_bytes;
@@ -431,6 +432,21 @@ TEST(GpuCopyUnaligned, ResonantRowsTakeRegions) {
   EXPECT_EQ(resonant_regions(0, q), 1);
   EXPECT_EQ(resonant_regions(tol, q), 1);
   EXPECT_EQ(resonant_regions(113315 * 4, q), 1);
+  // copy_full_height's strips: the same rows, 3 regions at k = 4.
+  using xpose::detail::cuda::resonant_rows, xpose::detail::cuda::resonant_strip_regions;
+  EXPECT_EQ(resonant_rows(q, q), 1);
+  EXPECT_EQ(resonant_rows(q / 2, q), 2);
+  EXPECT_EQ(resonant_rows(436912, q), 3);
+  EXPECT_EQ(resonant_rows(q / 4, q), 4);
+  EXPECT_EQ(resonant_rows(54611 * 4, q), 6);
+  EXPECT_EQ(resonant_rows(113315 * 4, q), 0);
+  EXPECT_EQ(resonant_strip_regions(q, q), 8);
+  EXPECT_EQ(resonant_strip_regions(q / 2, q), 6);
+  EXPECT_EQ(resonant_strip_regions(436912, q), 3);
+  EXPECT_EQ(resonant_strip_regions(327681, q), 3);  // 1-byte 480 x 327681: 4 rows
+  EXPECT_EQ(resonant_strip_regions(54611 * 4, q), 2);
+  EXPECT_EQ(resonant_strip_regions(std::int64_t{1} << 18, q), 1);
+  EXPECT_EQ(resonant_strip_regions(113315 * 4, q), 1);
 }
 
 // Through the launchers on resonant rows: where the device has the H100's memory interface,
@@ -847,10 +863,10 @@ TEST(GpuCopyFullHeight, ResonantRowsThroughTheLaunchers) {
   const bool h100_memory = bus_bits == 5120;
   copy_args wide;
   wide.rows = 100;
-  wide.cols = 81921;  // 4-byte rows of a quarter period and 4 bytes
+  wide.cols = 81921;  // 4-byte rows of a quarter period and 4 bytes: k = 4
   wide.lda = wide.cols;
   wide.ldb = wide.rows;
-  EXPECT_EQ(full_height_regions(wide, 4), h100_memory ? 2 : 1);
+  EXPECT_EQ(full_height_regions(wide, 4), h100_memory ? 3 : 1);
   wide.lda = 145635;  // 3-byte rows, 5 bytes short of a third of the period
   EXPECT_EQ(full_height_regions(wide, 3), h100_memory ? 3 : 1);
   wide.lda = 82001;  // not resonant
