@@ -208,10 +208,11 @@ std::vector<bench_case> default_cuda_cases() {
         {{6001, 7001, elem}});
   // Source rows a third or a quarter of 1.25 MiB long (5 x 2^18 bytes): on the H100 80GB every
   // kernel ran 0.03-0.11 x copy behind its neighbouring shapes in the plain tile order, which the
-  // tile kernels now leave for interleaved regions there (tile_regions; twenty-third session,
+  // tile kernels (the first three) and copy_full_height (the last two) now leave for interleaved
+  // regions there (tile_regions, full_height_regions; twenty-third and twenty-fourth sessions,
   // docs/performance.md).
   add(cases, "cuda out-of-place copy_tuned", cuda, false, route::copy_tuned,
-      {{2048, 81920, 4}, {700, 436912, 1}, {353, 145635, 3}});
+      {{2048, 81920, 4}, {700, 436912, 1}, {353, 145635, 3}, {350, 218456, 2}, {480, 327681, 1}});
   for (const route r : {route::copy_naive, route::copy_shared_tiles, route::copy_padded_tiles,
                         route::copy_multi_element, route::copy_tuned})
     cases.push_back({"cuda out-of-place seed variants", cuda, false, r, 4096, 4096, 4});
