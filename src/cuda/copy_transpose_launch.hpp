@@ -66,6 +66,9 @@ constexpr std::int64_t rows_in_whole_tiles(std::int64_t rows, std::int64_t heigh
 /// `a` (elements of `elem_bytes`) meets at a time, on devices whose memory interface has the
 /// H100's 5120 bits; 1 elsewhere (not measured). full_height_regions: resonant_strip_regions of
 /// a's source rows, which copy_full_height's blocks take strip by strip, on the same devices.
+/// Whether the current device's memory interface is the H100 80GB's (5120 bits; false without a
+/// device), where the period and copy_tuned's and copy_unaligned's large tiles were measured.
+bool h100_memory_interface();
 constexpr std::int64_t h100_memory_period = std::int64_t{5} << 18;
 constexpr std::int64_t resonance_tolerance_bytes = 1280;
 int resonant_rows(std::int64_t row_bytes, std::int64_t period);

@@ -226,7 +226,13 @@ void launch_copy_tuned(const copy_args& a, int word_bytes, cudaStream_t stream) 
   }
 }
 
+// The large tiles only on the H100's memory, where they were measured ahead: on the H200
+// (twenty-fourth session, docs/performance.md; x copy, three rounds, large / standard) they ran
+// behind on every shape their rule takes (1-byte 16384^2 0.86-0.87 / 0.93-0.94, 8192 x 32768
+// 0.85-0.87 / 0.94-0.96, 32768 x 8192 0.81 / 0.88; 8-byte 8192^2 0.82 / 0.97, 11584^2 0.80 /
+// 0.96, 16384 x 4096 0.80 / 0.89) but 2-byte ones, level (16384 x 8192 0.94 / 0.94-0.95).
 tuned_tiles choose_tuned_tiles(const copy_args& a, int word_bytes) {
+  if (!h100_memory_interface()) return tuned_tiles::standard;
   return with_word(word_bytes, "copy_tuned",
                    [&](auto e) { return choose_tiles_for<decltype(e)::value>(a); });
 }

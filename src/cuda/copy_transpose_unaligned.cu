@@ -33,7 +33,14 @@ void launch_for(const copy_args& a, bool large, cudaStream_t stream, int regions
 // better (1-byte 950 x 140001 0.904-0.905 / 0.925, 2-byte 470 x 140001 0.926 / 0.936-0.937).
 // The rule takes rows 225-240 and 337-360; copy_full_height now takes 4-byte shapes of up to 250
 // rows first (copy_transpose_tuned.cu), so the dispatch brings it 337-360.
+//
+// 1- and 2-byte elements take the large tiles only on the H100's memory: on the H200
+// (twenty-fourth session, docs/performance.md; x copy, three rounds, large / standard) they ran
+// behind (1-byte 16383 x 16385 0.81 / 0.85, 8191 x 32769 0.81-0.82 / 0.84, 32767 x 8193 0.79 /
+// 0.82; 2-byte 11583 x 11585 0.86-0.87 / 0.88-0.89, 16383 x 8193 level), while 4-byte ones stayed
+// ahead (16383 x 8193 0.89 / 0.87) and 8-byte ones were level (8191 x 8193).
 bool copy_unaligned_takes_large(const copy_args& a, int word_bytes) {
+  if (word_bytes <= 2 && !h100_memory_interface()) return false;
   if (takes_large_tiles(a.rows, a.cols, word_bytes, copy_unaligned_large_bytes)) return true;
   if (word_bytes != 4 || a.rows * a.cols * word_bytes < copy_unaligned_short_large_bytes)
     return false;

@@ -2,40 +2,9 @@
 // tile_regions, full_height_regions): the plain walk, or the strips or tile rows in interleaved
 // regions where the rows the walk meets at a time resonate with the H100's memory (twenty-third
 // and twenty-fourth sessions, docs/performance.md).
-#include <array>
-#include <atomic>
-
 #include "cuda/copy_transpose_launch.hpp"
 
 namespace xpose::detail::cuda {
-
-namespace {
-
-/// The memory interface width of the current device in bits (0 when unknown), looked up once
-/// per device.
-int memory_bus_bits() {
-  constexpr int most_devices = 64;
-  static std::array<std::atomic<int>, most_devices> bits{};  // 0: not looked up; -1: unknown
-  int device = 0;
-  if (cudaGetDevice(&device) != cudaSuccess || device < 0 || device >= most_devices) return 0;
-  int known = bits[device].load(std::memory_order_relaxed);
-  if (known == 0) {
-    int width = 0;
-    known =
-        cudaDeviceGetAttribute(&width, cudaDevAttrGlobalMemoryBusWidth, device) == cudaSuccess &&
-                width > 0
-            ? width
-            : -1;
-    bits[device].store(known, std::memory_order_relaxed);
-  }
-  return known > 0 ? known : 0;
-}
-
-/// The H100 80GB's memory interface (five stacks of 1024 bits), whose period
-/// h100_memory_period was measured.
-constexpr int h100_memory_bus_bits = 5120;
-
-}  // namespace
 
 int resonant_rows(std::int64_t row_bytes, std::int64_t period) {
   for (int k : {1, 2, 3, 4, 6}) {
@@ -79,23 +48,14 @@ int resonant_strip_regions(std::int64_t row_bytes, std::int64_t period) {
   return regions_for_k[resonant_rows(row_bytes, period)];
 }
 
-namespace {
-
-/// Whether this device's memory interface is the H100's, whose period was measured.
-bool h100_memory() {
-  return memory_bus_bits() == h100_memory_bus_bits;
-}
-
-}  // namespace
-
 int tile_regions(const copy_args& a, std::size_t elem_bytes) {
-  if (!h100_memory()) return 1;
+  if (!h100_memory_interface()) return 1;
   const std::int64_t row_elements = tiles_walk_down(a.rows, a.cols) ? a.lda : a.ldb;
   return resonant_regions(row_elements * static_cast<std::int64_t>(elem_bytes), h100_memory_period);
 }
 
 int full_height_regions(const copy_args& a, std::size_t elem_bytes) {
-  if (!h100_memory()) return 1;
+  if (!h100_memory_interface()) return 1;
   return resonant_strip_regions(a.lda * static_cast<std::int64_t>(elem_bytes), h100_memory_period);
 }
 

@@ -199,6 +199,30 @@ TEST(GpuCopyTranspose, ShortUnalignedMatricesTakeLargeTilesThatFillTheRows) {
   check_copy({353, 95100, 4, 95103, 360}, route::copy_tuned, 103);
 }
 
+// The large tiles of copy_tuned (1-, 2- and 8-byte elements) and copy_unaligned (1- and 2-byte
+// ones) only where the device has the H100's memory interface; copy_unaligned's 4-byte large
+// tiles on any device. Then both tile sizes through the dispatch against the reference.
+TEST(GpuCopyTranspose, LargeTilesOnlyWhereMeasuredAhead) {
+  XPOSE_REQUIRE_GPU();
+  using namespace detail::cuda;
+  int device = 0, bus_bits = 0;
+  ASSERT_EQ(cudaGetDevice(&device), cudaSuccess);
+  ASSERT_EQ(cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, device),
+            cudaSuccess);
+  const bool h100_memory = bus_bits == 5120;
+  EXPECT_EQ(h100_memory_interface(), h100_memory);
+  const tuned_tiles on_h100 = h100_memory ? tuned_tiles::large : tuned_tiles::standard;
+  EXPECT_EQ(choose_tuned_tiles(dense_args(16384, 16384), 1), on_h100);
+  EXPECT_EQ(choose_tuned_tiles(dense_args(16384, 8192), 2), on_h100);
+  EXPECT_EQ(choose_tuned_tiles(dense_args(8192, 8192), 8), on_h100);
+  EXPECT_EQ(choose_tuned_tiles(dense_args(8192, 8192), 4), tuned_tiles::standard);
+  EXPECT_EQ(copy_unaligned_takes_large(dense_args(16383, 16385), 1), h100_memory);
+  EXPECT_EQ(copy_unaligned_takes_large(dense_args(16383, 8193), 2), h100_memory);
+  EXPECT_TRUE(copy_unaligned_takes_large(dense_args(16383, 8193), 4));
+  check_copy({16384, 8192, 2}, route::copy_tuned, 104);
+  check_copy({16383, 8193, 2}, route::copy_tuned, 105);
+}
+
 // Short, wide matrices: copy_full_height from its least rows (more for rows copy_unaligned would
 // take than for copy_tuned's) to its most row bytes, where copy_unaligned would take them or
 // copy_tuned's tiles would be less than 3/5 (fewer rows than the tile) or 2/3 (more) full; fewer

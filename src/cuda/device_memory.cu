@@ -1,0 +1,43 @@
+// What the tuning knows of the current device's memory: whether it is the H100 80GB's, whose
+// stride resonance (tile_regions.cu) and large tiles (copy_transpose_policy.hpp) were measured.
+// The H200 (6016-bit interface) ran the large tiles behind the standard ones and showed no
+// resonance at the periods tried (twenty-fourth session, docs/performance.md).
+#include <array>
+#include <atomic>
+
+#include "cuda/copy_transpose_launch.hpp"
+
+namespace xpose::detail::cuda {
+
+namespace {
+
+/// The memory interface width of the current device in bits (0 when unknown), looked up once
+/// per device.
+int memory_bus_bits() {
+  constexpr int most_devices = 64;
+  static std::array<std::atomic<int>, most_devices> bits{};  // 0: not looked up; -1: unknown
+  int device = 0;
+  if (cudaGetDevice(&device) != cudaSuccess || device < 0 || device >= most_devices) return 0;
+  int known = bits[device].load(std::memory_order_relaxed);
+  if (known == 0) {
+    int width = 0;
+    known =
+        cudaDeviceGetAttribute(&width, cudaDevAttrGlobalMemoryBusWidth, device) == cudaSuccess &&
+                width > 0
+            ? width
+            : -1;
+    bits[device].store(known, std::memory_order_relaxed);
+  }
+  return known > 0 ? known : 0;
+}
+
+/// The H100 80GB's memory interface: five stacks of 1024 bits.
+constexpr int h100_memory_bus_bits = 5120;
+
+}  // namespace
+
+bool h100_memory_interface() {
+  return memory_bus_bits() == h100_memory_bus_bits;
+}
+
+}  // namespace xpose::detail::cuda
