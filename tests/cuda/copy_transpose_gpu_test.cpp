@@ -205,11 +205,7 @@ TEST(GpuCopyTranspose, ShortUnalignedMatricesTakeLargeTilesThatFillTheRows) {
 TEST(GpuCopyTranspose, LargeTilesOnlyWhereMeasuredAhead) {
   XPOSE_REQUIRE_GPU();
   using namespace detail::cuda;
-  int device = 0, bus_bits = 0;
-  ASSERT_EQ(cudaGetDevice(&device), cudaSuccess);
-  ASSERT_EQ(cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, device),
-            cudaSuccess);
-  const bool h100_memory = bus_bits == 5120;
+  const bool h100_memory = xpose::test::has_h100_memory_interface();
   EXPECT_EQ(h100_memory_interface(), h100_memory);
   const tuned_tiles on_h100 = h100_memory ? tuned_tiles::large : tuned_tiles::standard;
   EXPECT_EQ(choose_tuned_tiles(dense_args(16384, 16384), 1), on_h100);
@@ -691,11 +687,7 @@ TEST(GpuCopyTranspose, PlansOfDifferentSkinnyShapesFromSeveralThreads) {
 // full_height_regions); never for the skinny slabs or elsewhere.
 TEST(GpuCopyTranspose, DescribeNamesTheRegions) {
   XPOSE_REQUIRE_GPU();
-  int device = 0, bus_bits = 0;
-  ASSERT_EQ(cudaGetDevice(&device), cudaSuccess);
-  ASSERT_EQ(cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, device),
-            cudaSuccess);
-  const bool h100_memory = bus_bits == 5120;
+  const bool h100_memory = xpose::test::has_h100_memory_interface();
   plan_options options;
   options.target = device::cuda;
   const auto text = [&](std::int64_t rows, std::int64_t cols, std::size_t e) {

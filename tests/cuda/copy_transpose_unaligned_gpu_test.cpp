@@ -454,11 +454,7 @@ TEST(GpuCopyUnaligned, ResonantRowsTakeRegions) {
 TEST(GpuCopyUnaligned, ResonantRowsThroughTheLaunchers) {
   XPOSE_REQUIRE_GPU();
   using namespace xpose::detail::cuda;
-  int device = 0, bus_bits = 0;
-  ASSERT_EQ(cudaGetDevice(&device), cudaSuccess);
-  ASSERT_EQ(cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, device),
-            cudaSuccess);
-  const bool h100_memory = bus_bits == 5120;
+  const bool h100_memory = xpose::test::has_h100_memory_interface();
   copy_args wide;
   wide.rows = 100;
   wide.cols = 81921;  // 4-byte rows of a quarter period and 4 bytes: regions walking down
@@ -856,11 +852,7 @@ TEST(GpuCopyFullHeight, StripsInInterleavedRegions) {
 TEST(GpuCopyFullHeight, ResonantRowsThroughTheLaunchers) {
   XPOSE_REQUIRE_GPU();
   using namespace xpose::detail::cuda;
-  int device = 0, bus_bits = 0;
-  ASSERT_EQ(cudaGetDevice(&device), cudaSuccess);
-  ASSERT_EQ(cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, device),
-            cudaSuccess);
-  const bool h100_memory = bus_bits == 5120;
+  const bool h100_memory = xpose::test::has_h100_memory_interface();
   copy_args wide;
   wide.rows = 100;
   wide.cols = 81921;  // 4-byte rows of a quarter period and 4 bytes: k = 4

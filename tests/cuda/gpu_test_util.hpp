@@ -23,6 +23,16 @@ inline bool have_cuda_device() {
     if (!::xpose::test::have_cuda_device()) GTEST_SKIP() << "no CUDA device"; \
   } while (0)
 
+/// Whether the current device's memory interface is 5120 bits wide, as the H100 80GB's: asked of
+/// the runtime here, apart from the library's own h100_memory_interface.
+inline bool has_h100_memory_interface() {
+  int device = 0, bus_bits = 0;
+  EXPECT_EQ(cudaGetDevice(&device), cudaSuccess);
+  EXPECT_EQ(cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, device),
+            cudaSuccess);
+  return bus_bits == 5120;
+}
+
 constexpr unsigned char poison_byte = 0xA5;
 
 /// A device buffer of `bytes` bytes, freed on scope exit.
