@@ -10,7 +10,6 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
-#include <string>
 
 #include "cuda/copy_transpose_launch.hpp"
 #include "cuda/cuda_check.hpp"
@@ -39,14 +38,13 @@ inline unsigned walked_tiles(const copy_args& a, int tile_rows, int tile_cols) {
                                    : (a.rows + tile_rows - 1) / tile_rows);
 }
 
-inline dim3 tile_grid(const copy_args& a, int tile_rows, int tile_cols, int regions) {
+inline dim3 tile_grid(const copy_args& a, int tile_rows, int tile_cols, unsigned regions) {
   constexpr std::int64_t cap = 65535;
   const std::int64_t down = (a.rows + tile_rows - 1) / tile_rows;
   const std::int64_t across = (a.cols + tile_cols - 1) / tile_cols;
   const std::int64_t x = tiles_walk_down(a.rows, a.cols) ? down : across;
-  const unsigned regions_u = static_cast<unsigned>(regions);
   const std::int64_t y =
-      std::int64_t{region_length(walked_tiles(a, tile_rows, tile_cols), regions_u)} * regions_u;
+      std::int64_t{region_length(walked_tiles(a, tile_rows, tile_cols), regions)} * regions;
   // x takes every tile of its direction: walking down, rows <= 2 cols, and across, cols < rows /
   // 2, so x passes 2^31 - 1 only for matrices of more than 2^61 elements.
   return dim3(static_cast<unsigned>(x), static_cast<unsigned>(y < cap ? y : cap),
@@ -118,15 +116,11 @@ void launch_column_tiles(column_tiles_kernel<T> plain, column_tiles_kernel<T> in
                          const copy_args& a, std::size_t elem_bytes, int tile_rows, int tile_cols,
                          int threads, int dynamic_shared, int regions, cudaStream_t stream,
                          const char* launch_name) {
-  if (regions < 0)
-    throw error(status::internal_error,
-                std::string(launch_name) + ": " + std::to_string(regions) + " tile regions");
-  if (regions == 0) regions = tile_regions(a, elem_bytes);
-  const auto regions_u = static_cast<unsigned>(regions);
-  launch_with_shared(regions == 1 ? plain : in_regions, tile_grid(a, tile_rows, tile_cols, regions),
-                     threads, dynamic_shared, stream, launch_name, static_cast<const T*>(a.src),
-                     static_cast<T*>(a.dst), a.batch, a.rows, a.cols, a.lda, a.ldb, a.src_stride,
-                     a.dst_stride, regions_u,
+  const unsigned regions_u = chosen_regions(regions, tile_regions(a, elem_bytes), launch_name);
+  launch_with_shared(regions_u == 1 ? plain : in_regions,
+                     tile_grid(a, tile_rows, tile_cols, regions_u), threads, dynamic_shared, stream,
+                     launch_name, static_cast<const T*>(a.src), static_cast<T*>(a.dst), a.batch,
+                     a.rows, a.cols, a.lda, a.ldb, a.src_stride, a.dst_stride, regions_u,
                      region_length(walked_tiles(a, tile_rows, tile_cols), regions_u));
 }
 

@@ -80,7 +80,8 @@ void launch_copy_full_height(const copy_args& a, int word_bytes, cudaStream_t st
   if (word_bytes != 1 && word_bytes != 2 && word_bytes != 4 && word_bytes != 8)
     throw error(status::internal_error, "copy_full_height: word size " +
                                             std::to_string(word_bytes) + " is not 1, 2, 4 or 8");
-  const unsigned strip_regions = full_height_strip_regions(a, word_bytes, regions);
+  const unsigned strip_regions =
+      chosen_regions(regions, full_height_regions(a, word_bytes), "copy_full_height");
   with_word(word_bytes, "copy_full_height", [&](auto e) {
     constexpr int E = decltype(e)::value;
     if constexpr (E <= 8)

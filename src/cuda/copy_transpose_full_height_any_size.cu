@@ -111,7 +111,8 @@ void launch_copy_full_height_any_size(const copy_args& a, std::size_t elem_bytes
     throw error(status::internal_error, "copy_full_height: " + std::to_string(a.rows) +
                                             " rows of " + std::to_string(elem_bytes) +
                                             "-byte elements do not fit one tile");
-  const unsigned strip_regions = full_height_strip_regions(a, elem_bytes, regions);
+  const unsigned strip_regions =
+      chosen_regions(regions, full_height_regions(a, elem_bytes), "copy_full_height");
   with_any_size(elem_bytes, "copy_full_height", [&](auto e) {
     with_full_height_width(width, [&](auto w) {
       launch_width<decltype(e)::value, decltype(w)::value>(a, stream, strip_regions);

@@ -33,7 +33,6 @@
 #pragma once
 
 #include <cstdint>
-#include <string>
 #include <type_traits>
 
 #include "cuda/column_tiles.cuh"
@@ -236,15 +235,6 @@ __global__ void __launch_bounds__(Policy::threads, Policy::min_blocks)
       tile_t::store_columns(tile, to, ldb, rows, valid_cols);
     __syncthreads();
   }
-}
-
-/// The regions copy_full_height's launchers hand the strips out in: `regions` (> 0, from tests),
-/// or for 0 full_height_regions(a, elem_bytes); an internal error for fewer.
-inline unsigned full_height_strip_regions(const copy_args& a, std::size_t elem_bytes, int regions) {
-  if (regions < 0)
-    throw error(status::internal_error,
-                "copy_full_height: " + std::to_string(regions) + " strip regions");
-  return static_cast<unsigned>(regions > 0 ? regions : full_height_regions(a, elem_bytes));
 }
 
 /// The column strips of copy_full_height's tiles of `tile_cols` columns in each of `regions`

@@ -76,6 +76,10 @@ int resonant_regions(std::int64_t row_bytes, std::int64_t period);
 int resonant_strip_regions(std::int64_t row_bytes, std::int64_t period);
 int tile_regions(const copy_args& a, std::size_t elem_bytes);
 int full_height_regions(const copy_args& a, std::size_t elem_bytes);
+/// The regions a launcher hands its tiles out in: `requested` where a test gives it (> 0), else
+/// `rule` (tile_regions' or full_height_regions' for the shape); an internal error naming
+/// `kernel` for fewer than 0.
+unsigned chosen_regions(int requested, int rule, const std::string& kernel);
 /// What launch_copy_tuned runs: the slab kernels (fewer columns than copy_tuned_policy's tile,
 /// or fewer rows and the tiles below too empty: see copy_transpose_tuned.cu), copy_full_height
 /// (short, wide matrices whose tiles would cut the destination rows), copy_full_width (tall,

@@ -68,21 +68,18 @@ __global__ void __launch_bounds__(Policy::threads, Policy::min_blocks)
 /// tile_regions').
 template <int E, class Policy>
 void launch_tuned_with(const copy_args& a, cudaStream_t stream, int regions) {
-  if (regions < 0)
-    throw error(status::internal_error,
-                "copy_transpose_tuned_kernel: " + std::to_string(regions) + " tile regions");
-  if (regions == 0) regions = tile_regions(a, E);
+  const unsigned regions_u =
+      chosen_regions(regions, tile_regions(a, E), "copy_transpose_tuned_kernel");
   constexpr int tile_cols = Policy::tile_bytes / E;
   const std::int64_t tiles_down = (a.rows + Policy::tile_rows - 1) / Policy::tile_rows;
   const std::int64_t tiles_across = (a.cols + tile_cols - 1) / tile_cols;
   const bool walk_down = tiles_walk_down(a.rows, a.cols);
-  const auto regions_u = static_cast<unsigned>(regions);
   const unsigned length =
       region_length(static_cast<unsigned>(walk_down ? tiles_across : tiles_down), regions_u);
   const std::int64_t positions =
       (walk_down ? tiles_down : tiles_across) * length * regions_u * a.batch;
-  const auto kernel = regions == 1 ? copy_transpose_tuned_kernel<E, Policy, false>
-                                   : copy_transpose_tuned_kernel<E, Policy, true>;
+  const auto kernel = regions_u == 1 ? copy_transpose_tuned_kernel<E, Policy, false>
+                                     : copy_transpose_tuned_kernel<E, Policy, true>;
   kernel<<<grid_for(positions), Policy::threads, 0, stream>>>(
       static_cast<const element_t<E>*>(a.src), static_cast<element_t<E>*>(a.dst), a.rows, a.cols,
       a.lda, a.ldb, a.src_stride, a.dst_stride, tiles_down, tiles_across, a.batch, regions_u,

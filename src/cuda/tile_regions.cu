@@ -48,6 +48,13 @@ int resonant_strip_regions(std::int64_t row_bytes, std::int64_t period) {
   return regions_for_k[resonant_rows(row_bytes, period)];
 }
 
+unsigned chosen_regions(int requested, int rule, const std::string& kernel) {
+  if (requested < 0)
+    throw error(status::internal_error,
+                kernel + ": " + std::to_string(requested) + " tile regions asked for");
+  return static_cast<unsigned>(requested > 0 ? requested : rule);
+}
+
 int tile_regions(const copy_args& a, std::size_t elem_bytes) {
   if (!h100_memory_interface()) return 1;
   const std::int64_t row_elements = tiles_walk_down(a.rows, a.cols) ? a.lda : a.ldb;
