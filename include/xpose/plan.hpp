@@ -31,7 +31,9 @@ class plan {
   std::string describe() const;
   /// In-place plans: transposes the batch at `data` in place.
   void execute(void* data) const;
-  /// Out-of-place plans: writes the transpose of `src` to `dst` (must not overlap).
+  /// Out-of-place plans: writes the transpose of `src` to `dst`. Their byte ranges, from the
+  /// first element to the last, must not overlap, even where strided rows or matrices would
+  /// interleave without touching.
   void execute(const void* src, void* dst) const;
 
   bool in_place() const noexcept;

@@ -187,8 +187,9 @@ void plan::execute(const void* src, void* dst) const {
                                                     p.dst_batch_stride, p.desc.elem_size);
   if (s < t + dst_span && t < s + src_span)
     throw error(status::invalid_argument,
-                "src and dst overlap: out-of-place transposition needs separate buffers "
-                "(use plan_inplace to transpose in place)");
+                "the byte ranges of src and dst overlap (from the first element to the last "
+                "of each): out-of-place transposition needs separate buffers (use plan_inplace "
+                "to transpose in place)");
   const std::lock_guard<std::mutex> serialized(*p.execute_lock);
   if (p.options.target == device::cpu) {
     detail::cpu::execute_copy(p, src, dst);

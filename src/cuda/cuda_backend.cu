@@ -54,6 +54,15 @@ cudaStream_t stream_of(const plan_data& plan) {
   return static_cast<cudaStream_t>(plan.options.stream);
 }
 
+/// Takes the error an earlier CUDA call of the caller's left pending in the runtime, so that
+/// check_launch after each launch reports only what that launch caused: left there, a failed
+/// cudaMalloc of the caller's would be reported as a failed launch of a kernel already queued
+/// to write the destination. An error that spoils the context stays, and the first launch fails
+/// on it, before any data is touched.
+void take_earlier_error() {
+  static_cast<void>(cudaGetLastError());
+}
+
 }  // namespace
 
 std::size_t prepare(plan_data& plan) {
@@ -72,6 +81,10 @@ std::size_t prepare(plan_data& plan) {
                                                "square_tile_swap and square_naive");
         break;
       default:
+        if (plan.rows == plan.cols)
+          throw error(status::unsupported, "in-place route " + std::string(to_string(plan.chosen)) +
+                                               " runs on the CPU only; in place, the GPU runs "
+                                               "square_tile_swap and square_naive");
         throw error(status::unsupported,
                     "in-place transposition of non-square matrices is not yet implemented on "
                     "the GPU (stage " +
@@ -227,8 +240,9 @@ std::string kernel_text(const stage& s) {
   if (s.kind != stage_kind::copy_transpose ||
       (s.variant != route::automatic && s.variant != route::copy_tuned))
     return text;
-  // The regions of the kernel the best alignment runs (the skinny slabs, copy_full_width and the
-  // super-element kernel take none).
+  // The regions of the kernel the best alignment runs, the one the text names first (the skinny
+  // slabs, copy_full_width and the super-element kernel take none; a kernel named for other
+  // alignments may take another number).
   const copy_args a = copy_args_of(s, nullptr, nullptr);
   const int w = word_bytes_for(s.super_bytes, {});
   int regions = 1;
@@ -248,7 +262,7 @@ std::string kernel_text(const stage& s) {
   if (regions > 1)
     text +=
         "; the rows resonate with this device's memory (a few of them span a whole number "
-        "of 1.25 MiB), so its tiles are handed out in " +
+        "of 1.25 MiB), so the kernel named first hands its tiles out in " +
         std::to_string(regions) + " interleaved regions";
   return text;
 }
@@ -265,6 +279,7 @@ std::shared_ptr<void> allocate_workspace(std::size_t bytes) {
 }
 
 void execute_inplace(const plan_data& plan, void* data) {
+  take_earlier_error();
   for (const stage& s : plan.stages) {
     if (s.kind != stage_kind::square_swap)
       throw error(status::internal_error, "GPU in-place plan holds a stage prepare() rejects");
@@ -281,6 +296,7 @@ void execute_inplace(const plan_data& plan, void* data) {
 }
 
 void execute_copy(const plan_data& plan, const void* src, void* dst) {
+  take_earlier_error();
   for (const stage& s : plan.stages) {
     if (s.kind != stage_kind::copy_transpose)
       throw error(status::internal_error, "GPU out-of-place plan holds an in-place stage");

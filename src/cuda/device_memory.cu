@@ -17,15 +17,17 @@ int memory_bus_bits() {
   constexpr int most_devices = 64;
   static std::array<std::atomic<int>, most_devices> bits{};  // 0: not looked up; -1: unknown
   int device = 0;
-  if (cudaGetDevice(&device) != cudaSuccess || device < 0 || device >= most_devices) return 0;
+  if (cudaGetDevice(&device) != cudaSuccess) {
+    static_cast<void>(cudaGetLastError());  // take back the error this query left pending
+    return 0;
+  }
+  if (device < 0 || device >= most_devices) return 0;
   int known = bits[device].load(std::memory_order_relaxed);
   if (known == 0) {
     int width = 0;
-    known =
-        cudaDeviceGetAttribute(&width, cudaDevAttrGlobalMemoryBusWidth, device) == cudaSuccess &&
-                width > 0
-            ? width
-            : -1;
+    if (cudaDeviceGetAttribute(&width, cudaDevAttrGlobalMemoryBusWidth, device) != cudaSuccess)
+      static_cast<void>(cudaGetLastError());
+    known = width > 0 ? width : -1;
     bits[device].store(known, std::memory_order_relaxed);
   }
   return known > 0 ? known : 0;

@@ -480,10 +480,17 @@ TEST(BadInputs, ClearErrorsAndDataUntouched) {
                status::invalid_argument, "in place");
   expect_error([&] { xpose::plan_copy(dense(12, 7, 4)).execute(data.data(), data.data() + 8); },
                status::invalid_argument, "overlap");
+  xpose::plan_options gpu;
+  gpu.target = xpose::device::cuda;
   if (!xpose::built_with_cuda()) {
-    xpose::plan_options gpu;
-    gpu.target = xpose::device::cuda;
     expect_error(inplace(dense(12, 7, 4), gpu), status::unsupported, "without CUDA");
+  } else {
+    // GPU plans are made without touching the device: these errors need none.
+    expect_error(inplace(dense(12, 7, 4), gpu), status::unsupported,
+                 "non-square matrices is not yet implemented on the GPU");
+    gpu.forced_route = xpose::route::cycle_following;
+    expect_error(inplace(dense(64, 64, 4), gpu), status::unsupported,
+                 "in-place route cycle_following runs on the CPU only");
   }
   EXPECT_TRUE(data == original) << "a failed call modified the data";
   EXPECT_TRUE(std::all_of(dst.begin(), dst.end(), [](unsigned char c) { return c == 0; }));

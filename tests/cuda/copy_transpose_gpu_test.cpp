@@ -116,6 +116,19 @@ TEST(GpuCopyTranspose, DenseSampleOfSmallShapesEveryVariant) {
     }
 }
 
+// An error an earlier CUDA call of the caller's left pending (a failed allocation) is not taken
+// for a failed launch: the transposition runs, is right, and leaves no error pending.
+TEST(GpuCopyTranspose, ErrorLeftPendingByAnEarlierCallIsNotTakenForALaunchFailure) {
+  XPOSE_REQUIRE_GPU();
+  for (const copy_case& c : {copy_case{300, 200, 4}, copy_case{129, 70, 12}}) {
+    void* too_large = nullptr;
+    ASSERT_EQ(cudaMalloc(&too_large, std::size_t{1} << 62), cudaErrorMemoryAllocation);
+    ASSERT_EQ(cudaPeekAtLastError(), cudaErrorMemoryAllocation);
+    check_copy(c, route::copy_tuned, c.rows + c.e);
+    EXPECT_EQ(cudaPeekAtLastError(), cudaSuccess);
+  }
+}
+
 // Few launches, small shapes: the filter compute-sanitizer runs (scripts/device_check.sh).
 TEST(GpuCopyTranspose, SmallSanitizerShapes) {
   XPOSE_REQUIRE_GPU();

@@ -74,6 +74,15 @@ TEST(GpuSquareSwap, StridedAndBatched) {
     }
 }
 
+// An error an earlier CUDA call of the caller's left pending is not taken for a failed launch.
+TEST(GpuSquareSwap, ErrorLeftPendingByAnEarlierCallIsNotTakenForALaunchFailure) {
+  XPOSE_REQUIRE_GPU();
+  void* too_large = nullptr;
+  ASSERT_EQ(cudaMalloc(&too_large, std::size_t{1} << 62), cudaErrorMemoryAllocation);
+  check_square(300, 4, route::square_tile_swap, 5);
+  EXPECT_EQ(cudaPeekAtLastError(), cudaSuccess);
+}
+
 TEST(GpuSquareSwap, RejectsNonSquareInPlaceWithClearMessage) {
   XPOSE_REQUIRE_GPU();
   plan_options options;
