@@ -78,7 +78,9 @@ TEST(GpuSquareSwap, StridedAndBatched) {
 TEST(GpuSquareSwap, ErrorLeftPendingByAnEarlierCallIsNotTakenForALaunchFailure) {
   XPOSE_REQUIRE_GPU();
   void* too_large = nullptr;
-  ASSERT_EQ(cudaMalloc(&too_large, std::size_t{1} << 62), cudaErrorMemoryAllocation);
+  const cudaError_t failed = cudaMalloc(&too_large, std::size_t{1} << 62);
+  ASSERT_NE(failed, cudaSuccess);
+  ASSERT_EQ(cudaPeekAtLastError(), failed);
   check_square(300, 4, route::square_tile_swap, 5);
   EXPECT_EQ(cudaPeekAtLastError(), cudaSuccess);
 }
