@@ -238,102 +238,108 @@ TEST(GpuCopyTranspose, LargeTilesOnlyWhereMeasuredAhead) {
 // copy_tuned's tiles would be less than 3/5 (fewer rows than the tile) or 2/3 (more) full; fewer
 // rows than copy_tuned's tile: the tiles of the kernel that would run when they are at least 3/5
 // (copy_tuned) or 17/20 (copy_unaligned, copy_sectors) full, else the skinny slabs; tall, narrow
-// ones: copy_full_width where the column tiles would be too empty. Both sides of each line, dense
-// and in a padded batch.
+// ones: copy_full_width where the column tiles would be too empty. Both sides of each line.
+using detail::cuda::copy_kernel;
+struct near_tile_line {
+  std::int64_t rows, cols;
+  int e;
+  copy_kernel expected;
+};
+constexpr near_tile_line near_tile_lines[] = {
+    // copy_full_height's least rows, odd and aligned.
+    {33, 3001, 1, copy_kernel::skinny},
+    {34, 3001, 1, copy_kernel::full_height},
+    {40, 3001, 2, copy_kernel::skinny},
+    {41, 3001, 2, copy_kernel::full_height},
+    {20, 3001, 4, copy_kernel::skinny},
+    {21, 3001, 4, copy_kernel::full_height},
+    {20, 3001, 8, copy_kernel::skinny},
+    {21, 3001, 8, copy_kernel::full_height},
+    {32, 3008, 1, copy_kernel::full_height},
+    {16, 3008, 2, copy_kernel::skinny},
+    {32, 3008, 2, copy_kernel::full_height},
+    {16, 3008, 4, copy_kernel::skinny},
+    {24, 3008, 4, copy_kernel::full_height},
+    {16, 3008, 8, copy_kernel::skinny},
+    {20, 3008, 8, copy_kernel::full_height},
+    // copy_tuned's tiles 3/5 full (4/5 for 1-byte elements; fewer rows than the tile) or 2/3
+    // full (more).
+    {64, 3008, 1, copy_kernel::full_height},
+    {96, 3008, 1, copy_kernel::full_height},
+    {160, 3008, 1, copy_kernel::full_height},
+    {192, 3008, 1, copy_kernel::tuned},
+    {48, 3008, 2, copy_kernel::tuned},
+    {32, 3008, 4, copy_kernel::full_height},
+    {40, 3008, 4, copy_kernel::tuned},
+    {72, 3008, 4, copy_kernel::full_height},
+    {96, 3008, 4, copy_kernel::tuned},
+    {32, 3008, 8, copy_kernel::full_height},
+    {40, 3008, 8, copy_kernel::tuned},
+    // copy_full_height's most row bytes, and rows past the columns.
+    {512, 3001, 1, copy_kernel::full_height},
+    {513, 3001, 1, copy_kernel::unaligned},
+    {370, 3001, 2, copy_kernel::full_height},
+    {371, 3001, 2, copy_kernel::unaligned},
+    {250, 3001, 4, copy_kernel::full_height},
+    {251, 3001, 4, copy_kernel::unaligned},
+    {200, 3001, 8, copy_kernel::full_height},
+    {201, 3001, 8, copy_kernel::unaligned},
+    {299, 300, 1, copy_kernel::full_height},
+    {300, 299, 1, copy_kernel::full_width},
+    // 16-byte elements: no copy_full_height.
+    {18, 3008, 16, copy_kernel::skinny},
+    {20, 3008, 16, copy_kernel::tuned},
+    {27, 3001, 16, copy_kernel::skinny},
+    {29, 3001, 16, copy_kernel::sectors},
+    // Tall, narrow matrices: copy_full_width from its least columns to its most row bytes,
+    // where copy_unaligned's column tiles would be less than 9/10 full (2-byte elements: fewer
+    // columns than 3/2 of its tile) or copy_tuned's less than 2/3.
+    {3001, 32, 1, copy_kernel::skinny},
+    {3001, 33, 1, copy_kernel::full_width},  // shifted slabs otherwise
+    {3008, 47, 1, copy_kernel::skinny},      // plain slabs
+    {3008, 48, 1, copy_kernel::full_width},
+    {3001, 230, 1, copy_kernel::full_width},
+    {3001, 231, 1, copy_kernel::unaligned},
+    {3001, 320, 1, copy_kernel::full_width},
+    {3001, 321, 1, copy_kernel::unaligned},
+    {3001, 32, 2, copy_kernel::skinny},
+    {3001, 33, 2, copy_kernel::full_width},
+    {3001, 191, 2, copy_kernel::full_width},
+    {3001, 192, 2, copy_kernel::unaligned},
+    {3001, 320, 2, copy_kernel::unaligned},
+    {3001, 115, 4, copy_kernel::full_width},
+    {3001, 116, 4, copy_kernel::unaligned},
+    {3001, 160, 4, copy_kernel::full_width},
+    {3001, 161, 4, copy_kernel::full_width},
+    {3001, 200, 4, copy_kernel::full_width},
+    {3001, 201, 4, copy_kernel::unaligned},
+    {3001, 57, 8, copy_kernel::full_width},
+    {3001, 58, 8, copy_kernel::unaligned},
+    {3001, 115, 8, copy_kernel::full_width},
+    {3001, 116, 8, copy_kernel::unaligned},
+    {3008, 160, 1, copy_kernel::full_width},
+    {3008, 192, 1, copy_kernel::tuned},
+    {3008, 80, 2, copy_kernel::full_width},
+    {3008, 96, 2, copy_kernel::tuned},
+    {3008, 32, 4, copy_kernel::skinny},
+    {3008, 40, 4, copy_kernel::full_width},
+    {3008, 72, 4, copy_kernel::full_width},
+    {3008, 88, 4, copy_kernel::tuned},
+    {3008, 36, 8, copy_kernel::full_width},
+    {3008, 44, 8, copy_kernel::tuned},
+};
+
+// The rule: host code, so this runs without a device too (CI).
+TEST(GpuCopyDispatch, RowsNearATileTakeTheTilesWhenFullEnough) {
+  for (const near_tile_line& c : near_tile_lines)
+    EXPECT_EQ(detail::cuda::choose_copy_kernel(dense_args(c.rows, c.cols), c.e), c.expected)
+        << c.rows << " x " << c.cols << " x " << c.e;
+}
+
+// The lines' shapes through the public API, dense and in a padded batch.
 TEST(GpuCopyTranspose, RowsNearATileTakeTheTilesWhenFullEnough) {
   XPOSE_REQUIRE_GPU();
-  using detail::cuda::choose_copy_kernel, detail::cuda::copy_kernel;
-  struct line_case {
-    std::int64_t rows, cols;
-    int e;
-    copy_kernel expected;
-  };
-  const line_case cases[] = {
-      // copy_full_height's least rows, odd and aligned.
-      {33, 3001, 1, copy_kernel::skinny},
-      {34, 3001, 1, copy_kernel::full_height},
-      {40, 3001, 2, copy_kernel::skinny},
-      {41, 3001, 2, copy_kernel::full_height},
-      {20, 3001, 4, copy_kernel::skinny},
-      {21, 3001, 4, copy_kernel::full_height},
-      {20, 3001, 8, copy_kernel::skinny},
-      {21, 3001, 8, copy_kernel::full_height},
-      {32, 3008, 1, copy_kernel::full_height},
-      {16, 3008, 2, copy_kernel::skinny},
-      {32, 3008, 2, copy_kernel::full_height},
-      {16, 3008, 4, copy_kernel::skinny},
-      {24, 3008, 4, copy_kernel::full_height},
-      {16, 3008, 8, copy_kernel::skinny},
-      {20, 3008, 8, copy_kernel::full_height},
-      // copy_tuned's tiles 3/5 full (4/5 for 1-byte elements; fewer rows than the tile) or 2/3
-      // full (more).
-      {64, 3008, 1, copy_kernel::full_height},
-      {96, 3008, 1, copy_kernel::full_height},
-      {160, 3008, 1, copy_kernel::full_height},
-      {192, 3008, 1, copy_kernel::tuned},
-      {48, 3008, 2, copy_kernel::tuned},
-      {32, 3008, 4, copy_kernel::full_height},
-      {40, 3008, 4, copy_kernel::tuned},
-      {72, 3008, 4, copy_kernel::full_height},
-      {96, 3008, 4, copy_kernel::tuned},
-      {32, 3008, 8, copy_kernel::full_height},
-      {40, 3008, 8, copy_kernel::tuned},
-      // copy_full_height's most row bytes, and rows past the columns.
-      {512, 3001, 1, copy_kernel::full_height},
-      {513, 3001, 1, copy_kernel::unaligned},
-      {370, 3001, 2, copy_kernel::full_height},
-      {371, 3001, 2, copy_kernel::unaligned},
-      {250, 3001, 4, copy_kernel::full_height},
-      {251, 3001, 4, copy_kernel::unaligned},
-      {200, 3001, 8, copy_kernel::full_height},
-      {201, 3001, 8, copy_kernel::unaligned},
-      {299, 300, 1, copy_kernel::full_height},
-      {300, 299, 1, copy_kernel::full_width},
-      // 16-byte elements: no copy_full_height.
-      {18, 3008, 16, copy_kernel::skinny},
-      {20, 3008, 16, copy_kernel::tuned},
-      {27, 3001, 16, copy_kernel::skinny},
-      {29, 3001, 16, copy_kernel::sectors},
-      // Tall, narrow matrices: copy_full_width from its least columns to its most row bytes,
-      // where copy_unaligned's column tiles would be less than 9/10 full (2-byte elements: fewer
-      // columns than 3/2 of its tile) or copy_tuned's less than 2/3.
-      {3001, 32, 1, copy_kernel::skinny},
-      {3001, 33, 1, copy_kernel::full_width},  // shifted slabs otherwise
-      {3008, 47, 1, copy_kernel::skinny},      // plain slabs
-      {3008, 48, 1, copy_kernel::full_width},
-      {3001, 230, 1, copy_kernel::full_width},
-      {3001, 231, 1, copy_kernel::unaligned},
-      {3001, 320, 1, copy_kernel::full_width},
-      {3001, 321, 1, copy_kernel::unaligned},
-      {3001, 32, 2, copy_kernel::skinny},
-      {3001, 33, 2, copy_kernel::full_width},
-      {3001, 191, 2, copy_kernel::full_width},
-      {3001, 192, 2, copy_kernel::unaligned},
-      {3001, 320, 2, copy_kernel::unaligned},
-      {3001, 115, 4, copy_kernel::full_width},
-      {3001, 116, 4, copy_kernel::unaligned},
-      {3001, 160, 4, copy_kernel::full_width},
-      {3001, 161, 4, copy_kernel::full_width},
-      {3001, 200, 4, copy_kernel::full_width},
-      {3001, 201, 4, copy_kernel::unaligned},
-      {3001, 57, 8, copy_kernel::full_width},
-      {3001, 58, 8, copy_kernel::unaligned},
-      {3001, 115, 8, copy_kernel::full_width},
-      {3001, 116, 8, copy_kernel::unaligned},
-      {3008, 160, 1, copy_kernel::full_width},
-      {3008, 192, 1, copy_kernel::tuned},
-      {3008, 80, 2, copy_kernel::full_width},
-      {3008, 96, 2, copy_kernel::tuned},
-      {3008, 32, 4, copy_kernel::skinny},
-      {3008, 40, 4, copy_kernel::full_width},
-      {3008, 72, 4, copy_kernel::full_width},
-      {3008, 88, 4, copy_kernel::tuned},
-      {3008, 36, 8, copy_kernel::full_width},
-      {3008, 44, 8, copy_kernel::tuned},
-  };
-  for (const line_case& c : cases) {
-    EXPECT_EQ(choose_copy_kernel(dense_args(c.rows, c.cols), c.e), c.expected)
-        << c.rows << " x " << c.cols << " x " << c.e;
+  for (const near_tile_line& c : near_tile_lines) {
     const auto e = static_cast<std::size_t>(c.e);
     check_copy({c.rows, c.cols, e}, route::copy_tuned, 111 + c.rows + e);
     check_copy({c.rows, c.cols, e, c.cols + 2, c.rows + 2, 3}, route::copy_tuned, 112 + c.rows + e);
@@ -475,8 +481,9 @@ TEST(GpuCopyTranspose, SuperElementsOn16ByteRowsSmallSanitizerShapes) {
 // copy_any_size other shapes with at least its tile's rows (64 for 3-6 bytes, 32 above) but tall
 // ones of at most 128 columns on those aligned chunks: both sides of each boundary, with and
 // without padded rows.
-TEST(GpuCopyTranspose, AnySizeDispatchBoundaries) {
-  XPOSE_REQUIRE_GPU();
+// The any-size dispatch (copy_full_height, skinny_any_size, copy_any_size and its tiles, the
+// super-element kernel) at its boundaries: host code, so this runs without a device too (CI).
+TEST(GpuCopyDispatch, AnySizeBoundaries) {
   using detail::cuda::copy_any_size_chosen;
   using detail::cuda::full_height_any_size_chosen;
   using detail::cuda::skinny_any_size_chosen;
@@ -515,9 +522,6 @@ TEST(GpuCopyTranspose, AnySizeDispatchBoundaries) {
   EXPECT_FALSE(full_height_any_size_chosen(dense_args(300, 5001), 11, 1));
   EXPECT_TRUE(full_height_any_size_chosen(dense_args(300, 5001), 6, 1));
   EXPECT_FALSE(full_height_any_size_chosen(padded, 15, 1));
-  for (const copy_case c :
-       {copy_case{300, 3001, 11}, copy_case{289, 2001, 7}, copy_case{320, 1999, 15, 0, 323}})
-    check_copy(c, route::automatic, 400 + c.rows + c.e);
   EXPECT_TRUE(skinny_any_size_chosen(dense_args(47, 5001), 3, 1));    // below copy_full_height
   EXPECT_FALSE(skinny_any_size_chosen(dense_args(48, 5001), 3, 1));   // copy_full_height's
   EXPECT_FALSE(skinny_any_size_chosen(dense_args(64, 5000), 7, 1));   // copy_any_size's full tiles
@@ -543,9 +547,6 @@ TEST(GpuCopyTranspose, AnySizeDispatchBoundaries) {
   EXPECT_EQ(skinny_any_size_slab_for(dense_args(5001, 30), 5), 24 * 1024);
   EXPECT_EQ(skinny_any_size_slab_for(dense_args(5001, 31), 3), 24 * 1024);
   EXPECT_EQ(skinny_any_size_slab_for(dense_args(31, 5001), 5), 24 * 1024);
-  for (const copy_case c : {copy_case{100003, 40, 13}, copy_case{100003, 48, 7},
-                            copy_case{100003, 31, 5}, copy_case{100003, 57, 9}})
-    check_copy(c, route::automatic, 300 + c.cols + c.e);
   // copy_any_size's tiles (any_size_tiles_for): the halo tiles wherever a destination row starts
   // off 32 bytes (for 3 bytes, 32 columns from two rows a column where those fill the columns 1/5
   // better than 42; from 6 bytes, 256-byte rows but where 128-byte ones fill the columns 1/10
@@ -610,6 +611,29 @@ TEST(GpuCopyTranspose, AnySizeDispatchBoundaries) {
   EXPECT_EQ(any_size_tiles_for(dense_args(3008, 169), 12), any_size_tiles::tall);
   EXPECT_EQ(any_size_tiles_for(dense_args(8192, 8192), 15), any_size_tiles::standard);
   EXPECT_EQ(any_size_tiles_for(dense_args(8191, 8192), 15), any_size_tiles::halo_wide);
+  // Aligned 12-byte chunks: the super-element kernel on tall shapes of at most 128 columns.
+  EXPECT_FALSE(copy_any_size_chosen(dense_args(5000, 64), 12, 4));
+  EXPECT_FALSE(copy_any_size_chosen(dense_args(5000, 128), 12, 4));
+  EXPECT_TRUE(copy_any_size_chosen(dense_args(5000, 132), 12, 4));
+  EXPECT_TRUE(copy_any_size_chosen(dense_args(5000, 64), 12, 1));  // words of 1 byte
+  EXPECT_TRUE(copy_any_size_chosen(dense_args(5001, 64), 12, 4));  // destination rows off
+  EXPECT_TRUE(copy_any_size_chosen(dense_args(64, 5000), 12, 4));  // wide
+  EXPECT_TRUE(copy_any_size_chosen(dense_args(4096, 4096), 12, 4));
+}
+
+// The shapes at the any-size dispatch's boundaries (GpuCopyDispatch.AnySizeBoundaries checks the
+// rules) through the public API against the reference.
+TEST(GpuCopyTranspose, AnySizeDispatchBoundaries) {
+  XPOSE_REQUIRE_GPU();
+  // Short, wide shapes with a halo that copy_any_size takes from 7 bytes.
+  for (const copy_case c :
+       {copy_case{300, 3001, 11}, copy_case{289, 2001, 7}, copy_case{320, 1999, 15, 0, 323}})
+    check_copy(c, route::automatic, 400 + c.rows + c.e);
+  // Tall shapes either side of skinny_any_size's column-fill rule, its 32 KiB slabs.
+  for (const copy_case c : {copy_case{100003, 40, 13}, copy_case{100003, 48, 7},
+                            copy_case{100003, 31, 5}, copy_case{100003, 57, 9}})
+    check_copy(c, route::automatic, 300 + c.cols + c.e);
+  // copy_any_size's tiles.
   for (const copy_case c :
        {copy_case{5024, 128, 3}, copy_case{5024, 300, 3}, copy_case{5024, 100, 3},
         copy_case{5025, 128, 3}, copy_case{224, 128, 3}, copy_case{4096, 1024, 3},
@@ -619,19 +643,13 @@ TEST(GpuCopyTranspose, AnySizeDispatchBoundaries) {
         copy_case{20000, 67, 5}, copy_case{20001, 65, 9}, copy_case{20001, 65, 6},
         copy_case{20000, 75, 11}})
     check_copy(c, route::automatic, 320 + c.cols + c.e);
-  // Aligned 12-byte chunks: the super-element kernel on tall shapes of at most 128 columns.
-  EXPECT_FALSE(copy_any_size_chosen(dense_args(5000, 64), 12, 4));
-  EXPECT_FALSE(copy_any_size_chosen(dense_args(5000, 128), 12, 4));
-  EXPECT_TRUE(copy_any_size_chosen(dense_args(5000, 132), 12, 4));
-  EXPECT_TRUE(copy_any_size_chosen(dense_args(5000, 64), 12, 1));  // words of 1 byte
-  EXPECT_TRUE(copy_any_size_chosen(dense_args(5001, 64), 12, 4));  // destination rows off
-  EXPECT_TRUE(copy_any_size_chosen(dense_args(64, 5000), 12, 4));  // wide
-  EXPECT_TRUE(copy_any_size_chosen(dense_args(4096, 4096), 12, 4));
+  // copy_full_height's rows and the rows either side.
   for (std::size_t e : {3, 5, 12, 15})
     for (std::int64_t rows : {47, 48, 64, 65, 100, 101, 128, 200, 250, 320, 321}) {
       check_copy({rows, 5001, e}, route::automatic, 91 + e + rows);
       check_copy({rows, 4003, e, 4007, rows + 2, 2}, route::automatic, 92 + e + rows);
     }
+  // skinny_any_size's sides and the sides either side.
   for (std::size_t e : {3, 5, 6, 7, 9, 12, 15}) {
     for (std::int64_t rows : {31, 32, 63, 64, 65})
       for (std::int64_t cols : {1, 200, 3000}) {
@@ -717,8 +735,8 @@ TEST(GpuCopyTranspose, DescribeNamesTheRegions) {
     EXPECT_EQ(t.find("interleaved regions"), std::string::npos) << t;
 }
 
+// Plans are made without touching the device: runs without one too (CI).
 TEST(GpuCopyTranspose, RejectsCpuOnlyVariant) {
-  XPOSE_REQUIRE_GPU();
   plan_options options;
   options.target = device::cuda;
   options.forced_route = route::copy_blocked;

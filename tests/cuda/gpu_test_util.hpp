@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "test_util.hpp"
+#include "xpose/error.hpp"
 
 namespace xpose::test {
 
@@ -31,6 +32,18 @@ inline bool has_h100_memory_interface() {
   EXPECT_EQ(cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, device),
             cudaSuccess);
   return bus_bits == 5120;
+}
+
+/// Expects `launch` to throw xpose::error with status::internal_error: a launcher refusing a shape
+/// before it touches the device (so this holds without one too, not through a failed launch).
+template <class Launch>
+void expect_refused(Launch&& launch) {
+  try {
+    launch();
+    ADD_FAILURE() << "expected the launcher to refuse the shape";
+  } catch (const error& refused) {
+    EXPECT_EQ(refused.code(), status::internal_error) << refused.what();
+  }
 }
 
 constexpr unsigned char poison_byte = 0xA5;
