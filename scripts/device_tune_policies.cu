@@ -14,7 +14,7 @@
 // 2 to 64) of 3- to 15-byte elements, next to copy_any_size and the super-element kernel, checked
 // the same way.
 // `--large-tiles` times copy_tuned with its standard and its large tiles (copy_tuned_large) on
-// aligned shapes of 1-, 2- and 8-byte elements, from a few rows to square, next to the dispatch,
+// aligned shapes of 1- and 2-byte elements, from a few rows to square, next to the dispatch,
 // three rounds each.
 // `--profile` runs the dispatch once on 10007 x 7001 for 1-, 2-, 4- and 8-byte elements (for
 // ncu).
@@ -282,8 +282,6 @@ void large_tiles_sweeps() {
     tiles_sweep<1>(r, c);
   for (const std::int64_t r : {64, 96, 208, 1008}) tiles_sweep<2>(r, cols_for(r, 2));
   for (auto [r, c] : {std::pair{8192, 8192}, {16384, 8192}, {11584, 11584}}) tiles_sweep<2>(r, c);
-  for (const std::int64_t r : {64, 100, 1000}) tiles_sweep<8>(r, cols_for(r, 8));
-  for (auto [r, c] : {std::pair{4096, 4096}, {8192, 8192}, {11584, 11584}}) tiles_sweep<8>(r, c);
 }
 
 }  // namespace

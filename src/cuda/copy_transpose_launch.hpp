@@ -91,8 +91,9 @@ copy_kernel choose_copy_kernel(const copy_args& a, int word_bytes);
 /// copy_tuned: Hopper-tuned tiles, 16-byte accesses, policy per element size and matrix size;
 /// runs the kernel choose_copy_kernel names.
 void launch_copy_tuned(const copy_args& a, int word_bytes, cudaStream_t stream);
-/// copy_tuned's tiles: the element size's (copy_tuned_policy) or, for some large matrices of 1-,
-/// 2- and 8-byte elements, copy_tuned_large's (choose_tuned_tiles says which).
+/// copy_tuned's tiles: the element size's (copy_tuned_policy) or, for some large matrices of 1-
+/// and 2-byte elements, copy_tuned_large's (choose_tuned_tiles says which; for other element
+/// sizes the large tiles are the standard ones).
 enum class tuned_tiles { standard, large };
 tuned_tiles choose_tuned_tiles(const copy_args& a, int word_bytes);
 /// copy_tuned's kernel with the given tiles (launch_copy_tuned passes choose_tuned_tiles'; tests

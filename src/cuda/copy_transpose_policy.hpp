@@ -47,8 +47,14 @@ struct copy_tuned_policy<16> : tile_policy<32, 512, 256, 3> {};
 ///   destination row instead of 128. 1-byte 16384^2 0.935-0.949 against 0.918-0.931, 24576^2
 ///   0.931-0.937 against 0.906-0.910, 8192 x 32768 0.938-0.945 against 0.912-0.921, 32768 x
 ///   8192 0.939-0.949 against 0.927-0.937; 2-byte 16384 x 8192 0.939-0.945 against 0.921-0.932.
-/// - 8-byte elements: 32-row tiles (256-byte runs, four blocks of 256 threads per SM): 8192^2
-///   0.974-0.975 against 0.964-0.966, 11584^2 0.958-0.964 against 0.951-0.954.
+/// - 8-byte elements had 32-row tiles (256-byte runs, four blocks of 256 threads per SM): 8192^2
+///   0.974-0.975 against 0.964-0.966, 11584^2 0.958-0.964 against 0.951-0.954. They are gone:
+///   on the H100 of the twenty-sixth session (2026-11-27, L2 evicted before each launch, two
+///   rounds) they ran 0.916-0.933 against 0.960-0.971 for the standard tiles on 8192^2, 8208 x
+///   8176, 11584^2, 16384 x 8192 and 8192 x 16384, behind cuBLAS dgeam (0.941-0.956), as on the
+///   H200. The same 32 x 256-byte tiles with 128 threads (eight blocks per SM) ran level with
+///   the standard ones, so the tile's shape is not what held them back; with 256 threads each
+///   thread has two 16-byte loads in flight instead of four (the likely cause; not profiled).
 /// Walking down (tenth session), the two were level or the large tiles up to 0.01 ahead on these
 /// (1-byte 16384^2 0.929-0.946 against 0.936-0.943, 8192 x 32768 0.947-0.950 against
 /// 0.940-0.948; 2-byte 16384 x 8192 0.937-0.943 against 0.931-0.939; 8-byte 8192^2 0.960-0.970
@@ -85,10 +91,6 @@ struct copy_tuned_large<1> {
 template <>
 struct copy_tuned_large<2> {
   using policy = tile_policy<128, 128, 256, 4>;
-};
-template <>
-struct copy_tuned_large<8> {
-  using policy = tile_policy<32, 256, 256, 4>;
 };
 
 /// Square tile swap: square tiles (tile_rows == tile_bytes / E), two per block.

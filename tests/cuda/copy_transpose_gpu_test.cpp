@@ -158,10 +158,10 @@ TEST(GpuCopyTranspose, AlignedTilesCutByTheEdgesSmallSanitizerShapes) {
   }
 }
 
-// Matrices of 1-, 2- and 8-byte elements of at least copy_tuned_large_bytes and
-// copy_tuned_large_rows rows take copy_tuned_large's tiles: cut by the last row and column (rows
-// and columns left that fill part of a 16-byte vector), padded strides, a batch of two; 1-, 2-
-// and 4-byte ones with rows off 16 bytes copy_unaligned_large's policy.
+// Matrices of 1- and 2-byte elements of at least copy_tuned_large_bytes and copy_tuned_large_rows
+// rows take copy_tuned_large's tiles on the H100 (8-byte ones the standard tiles): cut by the
+// last row and column (rows and columns left that fill part of a 16-byte vector), padded strides,
+// a batch of two; 1-, 2- and 4-byte ones with rows off 16 bytes copy_unaligned_large's policy.
 TEST(GpuCopyTranspose, LargeMatrixTilesCutByTheEdges) {
   XPOSE_REQUIRE_GPU();
   using detail::cuda::copy_tuned_large_bytes, detail::cuda::copy_tuned_large_rows;
@@ -213,9 +213,10 @@ TEST(GpuCopyTranspose, ShortUnalignedMatricesTakeLargeTilesThatFillTheRows) {
   check_copy({353, 95100, 4, 95103, 360}, route::copy_tuned, 103);
 }
 
-// The large tiles of copy_tuned (1-, 2- and 8-byte elements) and copy_unaligned (1- and 2-byte
-// ones) only where the device has the H100's memory interface; copy_unaligned's 4-byte large
-// tiles on any device. Then both tile sizes through the dispatch against the reference.
+// The large tiles of copy_tuned (1- and 2-byte elements; 4- and 8-byte ones never) and
+// copy_unaligned (1- and 2-byte ones) only where the device has the H100's memory interface;
+// copy_unaligned's 4-byte large tiles on any device. Then both tile sizes through the dispatch
+// against the reference.
 TEST(GpuCopyTranspose, LargeTilesOnlyWhereMeasuredAhead) {
   XPOSE_REQUIRE_GPU();
   using namespace detail::cuda;
@@ -224,7 +225,8 @@ TEST(GpuCopyTranspose, LargeTilesOnlyWhereMeasuredAhead) {
   const tuned_tiles on_h100 = h100_memory ? tuned_tiles::large : tuned_tiles::standard;
   EXPECT_EQ(choose_tuned_tiles(dense_args(16384, 16384), 1), on_h100);
   EXPECT_EQ(choose_tuned_tiles(dense_args(16384, 8192), 2), on_h100);
-  EXPECT_EQ(choose_tuned_tiles(dense_args(8192, 8192), 8), on_h100);
+  EXPECT_EQ(choose_tuned_tiles(dense_args(8192, 8192), 8), tuned_tiles::standard);
+  EXPECT_EQ(choose_tuned_tiles(dense_args(16384, 8192), 8), tuned_tiles::standard);
   EXPECT_EQ(choose_tuned_tiles(dense_args(8192, 8192), 4), tuned_tiles::standard);
   EXPECT_EQ(copy_unaligned_takes_large(dense_args(16383, 16385), 1), h100_memory);
   EXPECT_EQ(copy_unaligned_takes_large(dense_args(16383, 8193), 2), h100_memory);
