@@ -54,7 +54,8 @@ struct copy_tuned_policy<16> : tile_policy<32, 512, 256, 3> {};
 ///   8176, 11584^2, 16384 x 8192 and 8192 x 16384, behind cuBLAS dgeam (0.941-0.956), as on the
 ///   H200. The same 32 x 256-byte tiles with 128 threads (eight blocks per SM) ran level with
 ///   the standard ones, so the tile's shape is not what held them back; with 256 threads each
-///   thread has two 16-byte loads in flight instead of four (the likely cause; not profiled).
+///   thread has two 16-byte loads in flight instead of four (the likely cause; not profiled
+///   further).
 /// Walking down (tenth session), the two were level or the large tiles up to 0.01 ahead on these
 /// (1-byte 16384^2 0.929-0.946 against 0.936-0.943, 8192 x 32768 0.947-0.950 against
 /// 0.940-0.948; 2-byte 16384 x 8192 0.937-0.943 against 0.931-0.939; 8-byte 8192^2 0.960-0.970
