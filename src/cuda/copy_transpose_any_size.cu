@@ -88,7 +88,13 @@ bool fills_columns_better(const copy_args& a, std::int64_t columns, std::int64_t
   return by * a.cols * (covered_than - covered) >= covered * covered_than;
 }
 constexpr std::int64_t columns_32 = copy_any_size_3_columns_32_policy::columns;
-static_assert(columns_32 == copy_any_size_3_halo_columns_32_policy::columns, "both 32 columns");
+static_assert(columns_32 == copy_any_size_3_halo_columns_32_policy::columns &&
+                  columns_32 == copy_any_size_3_rows_64_columns_32_policy::columns,
+              "all 32 columns");
+// The rows copy_any_size_3_rows_64_columns_32_policy runs, from the least up to, not including,
+// the most (measured from 1024 to 14336; level or behind from 16384).
+constexpr std::int64_t rows_64_columns_32_least_rows = 1024;
+constexpr std::int64_t rows_64_columns_32_most_rows = 16384;
 // The tile row bytes any_size_tiles_for compares from 6 bytes on (halo) and from 7 (tall).
 constexpr int narrow_row_bytes = copy_any_size_halo_policy<6>::tile_bytes;
 constexpr int wide_row_bytes = copy_any_size_halo_wide_policy<6>::tile_bytes;
@@ -108,9 +114,12 @@ any_size_tiles aligned_3_tiles_for(const copy_args& a) {
   constexpr std::int64_t narrow = copy_any_size_3_rows_128_policy::tile_bytes / 3;
   constexpr std::int64_t tall = copy_any_size_3_rows_128_policy::tile_rows;
   static_assert(narrow == copy_any_size_3_rows_96_policy::tile_bytes / 3, "both 42 columns");
-  // copy_any_size_3_columns_32_policy's comment.
+  // copy_any_size_3_columns_32_policy's and copy_any_size_3_rows_64_columns_32_policy's comments.
   if (a.rows >= 2 * a.cols && fills_columns_better(a, columns_32, narrow, 32))
     return any_size_tiles::columns_32;
+  if (tiles_walk_down(a.rows, a.cols) && a.rows >= rows_64_columns_32_least_rows &&
+      a.rows < rows_64_columns_32_most_rows && !fills_columns_better(a, narrow, columns_32, 32))
+    return any_size_tiles::rows_64_columns_32;
   if (fills_columns_better(a, wide, narrow, 8)) return any_size_tiles::columns_64;
   const double fill = static_cast<double>(a.rows) / rows_in_whole_tiles(a.rows, tall) *
                       static_cast<double>(a.cols) / static_cast<double>(covered_columns(a, narrow));
@@ -169,6 +178,8 @@ void with_any_size_policy(const copy_args& a, std::size_t elem_bytes, F&& f) {
           return f(e, policy_tag<copy_any_size_3_columns_64_policy>{});
         case any_size_tiles::columns_32:
           return f(e, policy_tag<copy_any_size_3_columns_32_policy>{});
+        case any_size_tiles::rows_64_columns_32:
+          return f(e, policy_tag<copy_any_size_3_rows_64_columns_32_policy>{});
         case any_size_tiles::halo_columns_32:
           return f(e, policy_tag<copy_any_size_3_halo_columns_32_policy>{});
         default:

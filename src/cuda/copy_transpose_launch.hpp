@@ -184,9 +184,11 @@ bool super_elements_chosen(const copy_args& a, std::size_t elem_bytes, int word_
 ///   the columns at least 1/10 better; else `halo` (copy_any_size_halo_policy, 128-byte rows);
 /// - 3 bytes, every destination row on 32 bytes: on at least two rows a column `columns_32`
 ///   (copy_any_size_3_columns_32_policy) where 32-column tiles fill the columns at least 1/32
-///   better than 42-column ones, else `columns_64` (copy_any_size_3_columns_64_policy) where
-///   64-column tiles fill them at least 1/8 better than 42-column ones, `rows_128` where those are
-///   at least 0.85 full, `rows_96` where they are less;
+///   better than 42-column ones; on tiles that walk down (tiles_walk_down) from 1024 to 16383 rows
+///   `rows_64_columns_32` (copy_any_size_3_rows_64_columns_32_policy) but where 42-column tiles
+///   fill the columns at least 1/32 better than 32-column ones; else `columns_64`
+///   (copy_any_size_3_columns_64_policy) where 64-column tiles fill them at least 1/8 better than
+///   42-column ones, `rows_128` where those are at least 0.85 full, `rows_96` where they are less;
 /// - 5 to 15 bytes, every destination row on 32 bytes: on at least three rows a column `tall`
 ///   (copy_any_size_tall_policy), or `tall_rows_96` (copy_any_size_tall_rows_96_policy, 128-byte
 ///   rows) for 5 and 6 bytes where the tall tiles' columns are under 0.9 full and from 7 bytes
@@ -202,6 +204,7 @@ enum class any_size_tiles {
   rows_96,
   columns_64,
   columns_32,
+  rows_64_columns_32,
   halo_columns_32
 };
 any_size_tiles any_size_tiles_for(const copy_args& a, std::size_t elem_bytes);

@@ -284,6 +284,22 @@ using copy_any_size_3_columns_64_policy = any_size_columns_policy<32, 256, 128, 
 /// 1/5 better or less, behind (x 256 0.904-0.905 against 0.913-0.914, x 192 0.907-0.908 against
 /// 0.921-0.922).
 using copy_any_size_3_columns_32_policy = any_size_columns_policy<96, 128, 192, 5, 32>;
+/// 64 rows x 32 columns, 128 threads, eight blocks per SM (destination row segments of 192 bytes,
+/// source row segments of 96 bytes that start on 32 bytes where the rows do): any_size_tiles_for's
+/// `rows_64_columns_32`, for shapes whose tiles walk down (tiles_walk_down) from 1024 to 16383
+/// rows. On the H100 (twenty-seventh session, docs/performance.md; scratch harness, L2 evicted, x
+/// copy, one or two rounds), against copy_any_size_3_rows_128_policy (the library's tiles there):
+/// 8192 x 4096 0.944-0.946 against 0.928-0.929, 6144^2 0.947 against 0.934, 4096 x 8192
+/// 0.939-0.941 against 0.931-0.932, 10240^2 0.949-0.951 against 0.940-0.941, 12288^2 0.955-0.957
+/// against 0.947-0.950, 14336 x 8192 0.943-0.947 against 0.933-0.938, 10240 x 7001 0.959-0.964
+/// against 0.954-0.955, 1024 x 32768 0.940 against 0.934; level on 1024 x 65536, 2048 x 32768,
+/// 8192 x 4099, 6144 x 10001 and 9216 x 9001 (within 0.004). From 16384 rows level or behind
+/// (16384 x 8192 0.938-0.939 against 0.934-0.937, 16384^2 0.936 both, 16384 x 12288 0.939
+/// against 0.947), as on shapes that walk across (12288 x 2048 0.932 against 0.940, 32768 x 2048
+/// 0.929 against 0.934, 12288 x 6007 0.926-0.933 against 0.932-0.938). 96 x 32 tiles of 192
+/// threads (copy_any_size_3_columns_32_policy) ran between the two, and 0.02 behind from 16384
+/// rows; with the strips in 2 or 3 regions 0.01-0.12 behind.
+using copy_any_size_3_rows_64_columns_32_policy = any_size_columns_policy<64, 128, 128, 8, 32>;
 using copy_any_size_3_halo_columns_32_policy = any_size_columns_policy<96, 128, 224, 5, 32>;
 /// copy_any_size for tall matrices (at least three rows a column) of elements of 5 to 15 bytes
 /// whose destination rows start on 32 bytes (any_size_tiles_for's `tall`; 3-byte elements have

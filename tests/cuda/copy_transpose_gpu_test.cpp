@@ -553,10 +553,11 @@ TEST(GpuCopyDispatch, AnySizeBoundaries) {
   // off 32 bytes (for 3 bytes, 32 columns from two rows a column where those fill the columns 1/5
   // better than 42; from 6 bytes, 256-byte rows but where 128-byte ones fill the columns 1/10
   // better); 3 bytes, from two rows a column 96 x 32 where those fill the columns 1/32 better than
-  // 42-column ones, else 32 x 64 where those fill them 1/8 better than 42-column ones, else 128 x
-  // 42 at least 0.85 full, else 96 x 42; 5 to 15 bytes, the tall tiles from three rows a column
-  // (96 rows of 128 bytes for 5 and 6 bytes where their columns are under 0.9 full, from 7 where
-  // those fill the columns 1/10 better).
+  // 42-column ones, on tiles that walk down from 1024 to 16383 rows 64 x 32 but where 42-column
+  // tiles fill the columns 1/32 better, else 32 x 64 where those fill them 1/8 better than
+  // 42-column ones, else 128 x 42 at least 0.85 full, else 96 x 42; 5 to 15 bytes, the tall tiles
+  // from three rows a column (96 rows of 128 bytes for 5 and 6 bytes where their columns are under
+  // 0.9 full, from 7 where those fill the columns 1/10 better).
   using detail::cuda::any_size_tiles;
   using detail::cuda::any_size_tiles_for;
   EXPECT_EQ(any_size_tiles_for(dense_args(8193, 8192), 3), any_size_tiles::halo);
@@ -573,15 +574,21 @@ TEST(GpuCopyDispatch, AnySizeBoundaries) {
   EXPECT_EQ(any_size_tiles_for(off_sectors, 3), any_size_tiles::halo);  // second matrix's
   EXPECT_EQ(any_size_tiles_for(off_sectors, 7), any_size_tiles::halo_wide);
   EXPECT_EQ(any_size_tiles_for(off_sectors, 5), any_size_tiles::halo);
-  EXPECT_EQ(any_size_tiles_for(dense_args(8192, 8192), 3), any_size_tiles::rows_128);
-  EXPECT_EQ(any_size_tiles_for(dense_args(8192, 8193), 3), any_size_tiles::rows_128);
+  EXPECT_EQ(any_size_tiles_for(dense_args(8192, 8192), 3), any_size_tiles::rows_64_columns_32);
+  EXPECT_EQ(any_size_tiles_for(dense_args(8192, 8193), 3), any_size_tiles::rows_64_columns_32);
+  EXPECT_EQ(any_size_tiles_for(dense_args(1024, 8192), 3), any_size_tiles::rows_64_columns_32);
+  EXPECT_EQ(any_size_tiles_for(dense_args(16352, 8192), 3), any_size_tiles::rows_64_columns_32);
+  EXPECT_EQ(any_size_tiles_for(dense_args(992, 8192), 3), any_size_tiles::rows_128);
+  EXPECT_EQ(any_size_tiles_for(dense_args(16384, 8192), 3), any_size_tiles::rows_128);
+  EXPECT_EQ(any_size_tiles_for(dense_args(12288, 6007), 3), any_size_tiles::rows_128);  // across
+  EXPECT_EQ(any_size_tiles_for(dense_args(1024, 546), 3), any_size_tiles::rows_128);    // 1 : 0.95
   EXPECT_EQ(any_size_tiles_for(dense_args(5024, 128), 3), any_size_tiles::columns_32);  // 1 : 0.76
   EXPECT_EQ(any_size_tiles_for(dense_args(5024, 127), 3), any_size_tiles::columns_32);
   EXPECT_EQ(any_size_tiles_for(dense_args(5024, 300), 3), any_size_tiles::columns_32);  // 300/320
   EXPECT_EQ(any_size_tiles_for(dense_args(5024, 160), 3), any_size_tiles::columns_32);  // 1/21
   EXPECT_EQ(any_size_tiles_for(dense_args(5024, 768), 3), any_size_tiles::columns_32);  // 1/27
   EXPECT_EQ(any_size_tiles_for(dense_args(5024, 736), 3), any_size_tiles::rows_128);    // 1/38
-  EXPECT_EQ(any_size_tiles_for(dense_args(8192, 4096), 3), any_size_tiles::rows_128);
+  EXPECT_EQ(any_size_tiles_for(dense_args(8192, 4096), 3), any_size_tiles::rows_64_columns_32);
   EXPECT_EQ(any_size_tiles_for(dense_args(224, 128), 3), any_size_tiles::columns_64);  // < 2 : 1
   EXPECT_EQ(any_size_tiles_for(dense_args(5024, 126), 3), any_size_tiles::rows_128);   // 0.98
   EXPECT_EQ(any_size_tiles_for(dense_args(5024, 200), 3), any_size_tiles::rows_128);   // 0.93
