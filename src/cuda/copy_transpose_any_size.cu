@@ -89,12 +89,14 @@ bool fills_columns_better(const copy_args& a, std::int64_t columns, std::int64_t
 }
 constexpr std::int64_t columns_32 = copy_any_size_3_columns_32_policy::columns;
 static_assert(columns_32 == copy_any_size_3_halo_columns_32_policy::columns &&
-                  columns_32 == copy_any_size_3_rows_64_columns_32_policy::columns,
+                  columns_32 == copy_any_size_columns_32_policy<3>::columns &&
+                  columns_32 == copy_any_size_columns_32_policy<15>::columns,
               "all 32 columns");
-// The rows copy_any_size_3_rows_64_columns_32_policy runs, from the least up to, not including,
-// the most (measured from 1024 to 14336; level or behind from 16384).
-constexpr std::int64_t rows_64_columns_32_least_rows = 1024;
-constexpr std::int64_t rows_64_columns_32_most_rows = 16384;
+// The rows copy_any_size_columns_32_policy runs, from the least up to, not including, the most
+// (3 bytes measured from 1024 to 14336 rows, level or behind from 16384; 5 to 15 bytes from 2048
+// to 8192).
+constexpr std::int64_t columns_32_down_least_rows = 1024;
+constexpr std::int64_t columns_32_down_most_rows = 16384;
 // The tile row bytes any_size_tiles_for compares from 6 bytes on (halo) and from 7 (tall).
 constexpr int narrow_row_bytes = copy_any_size_halo_policy<6>::tile_bytes;
 constexpr int wide_row_bytes = copy_any_size_halo_wide_policy<6>::tile_bytes;
@@ -114,18 +116,22 @@ any_size_tiles aligned_3_tiles_for(const copy_args& a) {
   constexpr std::int64_t narrow = copy_any_size_3_rows_128_policy::tile_bytes / 3;
   constexpr std::int64_t tall = copy_any_size_3_rows_128_policy::tile_rows;
   static_assert(narrow == copy_any_size_3_rows_96_policy::tile_bytes / 3, "both 42 columns");
-  // copy_any_size_3_columns_32_policy's and copy_any_size_3_rows_64_columns_32_policy's comments.
+  // copy_any_size_3_columns_32_policy's and copy_any_size_columns_32_policy's comments.
   if (a.rows >= 2 * a.cols && fills_columns_better(a, columns_32, narrow, 32))
     return any_size_tiles::columns_32;
-  if (tiles_walk_down(a.rows, a.cols) && a.rows >= rows_64_columns_32_least_rows &&
-      a.rows < rows_64_columns_32_most_rows && !fills_columns_better(a, narrow, columns_32, 32))
-    return any_size_tiles::rows_64_columns_32;
+  if (columns_32_down_takes(a, 3, narrow)) return any_size_tiles::columns_32_down;
   if (fills_columns_better(a, wide, narrow, 8)) return any_size_tiles::columns_64;
   const double fill = static_cast<double>(a.rows) / rows_in_whole_tiles(a.rows, tall) *
                       static_cast<double>(a.cols) / static_cast<double>(covered_columns(a, narrow));
   return fill >= 0.85 ? any_size_tiles::rows_128 : any_size_tiles::rows_96;
 }
 }  // namespace
+
+bool columns_32_down_takes(const copy_args& a, std::size_t elem_bytes, std::int64_t other_columns) {
+  return elem_bytes != 9 && tiles_walk_down(a.rows, a.cols) &&
+         a.rows >= columns_32_down_least_rows && a.rows < columns_32_down_most_rows &&
+         !fills_columns_better(a, other_columns, columns_32, 32);
+}
 
 // Where every destination row starts on 32 bytes, 5 to 15 bytes (nineteenth session, H100): at 3
 // rows a column the tall tiles ran 0.003-0.014 ahead for every size, at 2 between 0.007 behind
@@ -145,7 +151,10 @@ any_size_tiles any_size_tiles_for(const copy_args& a, std::size_t elem_bytes) {
     return e < 6 || narrow_rows_fill_better ? any_size_tiles::halo : any_size_tiles::halo_wide;
   }
   if (e == 3) return aligned_3_tiles_for(a);
-  if (a.rows < 3 * a.cols) return any_size_tiles::standard;
+  if (a.rows < 3 * a.cols)  // copy_any_size_columns_32_policy's comment
+    return columns_32_down_takes(a, elem_bytes, any_size_tile_bytes(e) / e)
+               ? any_size_tiles::columns_32_down
+               : any_size_tiles::standard;
   if (e >= 7) return narrow_rows_fill_better ? any_size_tiles::tall_rows_96 : any_size_tiles::tall;
   const std::int64_t covered = covered_columns(a, any_size_tile_bytes(e) / e);
   return 10 * a.cols < 9 * covered ? any_size_tiles::tall_rows_96 : any_size_tiles::tall;
@@ -164,6 +173,10 @@ void with_any_size_policy(const copy_args& a, std::size_t elem_bytes, F&& f) {
     constexpr int E = decltype(e)::value;
     const any_size_tiles tiles = any_size_tiles_for(a, E);
     if (tiles == any_size_tiles::halo) return f(e, policy_tag<copy_any_size_halo_policy<E>>{});
+    if constexpr (E != 9) {
+      if (tiles == any_size_tiles::columns_32_down)
+        return f(e, policy_tag<copy_any_size_columns_32_policy<E>>{});
+    }
     if constexpr (E >= 6) {
       if (tiles == any_size_tiles::halo_wide)
         return f(e, policy_tag<copy_any_size_halo_wide_policy<E>>{});
@@ -178,8 +191,6 @@ void with_any_size_policy(const copy_args& a, std::size_t elem_bytes, F&& f) {
           return f(e, policy_tag<copy_any_size_3_columns_64_policy>{});
         case any_size_tiles::columns_32:
           return f(e, policy_tag<copy_any_size_3_columns_32_policy>{});
-        case any_size_tiles::rows_64_columns_32:
-          return f(e, policy_tag<copy_any_size_3_rows_64_columns_32_policy>{});
         case any_size_tiles::halo_columns_32:
           return f(e, policy_tag<copy_any_size_3_halo_columns_32_policy>{});
         default:

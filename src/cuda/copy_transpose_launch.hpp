@@ -184,12 +184,11 @@ bool super_elements_chosen(const copy_args& a, std::size_t elem_bytes, int word_
 ///   the columns at least 1/10 better; else `halo` (copy_any_size_halo_policy, 128-byte rows);
 /// - 3 bytes, every destination row on 32 bytes: on at least two rows a column `columns_32`
 ///   (copy_any_size_3_columns_32_policy) where 32-column tiles fill the columns at least 1/32
-///   better than 42-column ones; on tiles that walk down (tiles_walk_down) from 1024 to 16383 rows
-///   `rows_64_columns_32` (copy_any_size_3_rows_64_columns_32_policy) but where 42-column tiles
-///   fill the columns at least 1/32 better than 32-column ones; else `columns_64`
+///   better than 42-column ones; `columns_32_down` where columns_32_down_takes; else `columns_64`
 ///   (copy_any_size_3_columns_64_policy) where 64-column tiles fill them at least 1/8 better than
 ///   42-column ones, `rows_128` where those are at least 0.85 full, `rows_96` where they are less;
-/// - 5 to 15 bytes, every destination row on 32 bytes: on at least three rows a column `tall`
+/// - 5 to 15 bytes, every destination row on 32 bytes: `columns_32_down` where
+///   columns_32_down_takes; on at least three rows a column `tall`
 ///   (copy_any_size_tall_policy), or `tall_rows_96` (copy_any_size_tall_rows_96_policy, 128-byte
 ///   rows) for 5 and 6 bytes where the tall tiles' columns are under 0.9 full and from 7 bytes
 ///   where 128-byte rows fill the columns at least 1/10 better than the tall tiles' 256; else
@@ -204,10 +203,15 @@ enum class any_size_tiles {
   rows_96,
   columns_64,
   columns_32,
-  rows_64_columns_32,
+  columns_32_down,
   halo_columns_32
 };
 any_size_tiles any_size_tiles_for(const copy_args& a, std::size_t elem_bytes);
+/// Whether copy_any_size runs `a` (every destination row on 32 bytes) in the 32-column tiles of
+/// copy_any_size_columns_32_policy: `elem_bytes` other than 9, tiles that walk down
+/// (tiles_walk_down), 1024 to 16383 rows, but where the tiles of `other_columns` columns (the
+/// ones the shape would take otherwise) fill the columns at least 1/32 better.
+bool columns_32_down_takes(const copy_args& a, std::size_t elem_bytes, std::int64_t other_columns);
 void launch_copy_any_size(const copy_args& a, std::size_t elem_bytes, cudaStream_t stream,
                           int regions = 0);
 /// The tiles launch_copy_any_size runs `a` in, for a plan's text: "tiles of R rows x C columns",

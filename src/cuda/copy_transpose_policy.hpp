@@ -223,7 +223,8 @@ constexpr int any_size_one_step_threads(int e, int tile_rows, int tile_bytes) {
 /// 0.01-0.04 below 64; eight blocks per SM spill and ran 0.01-0.25 slower; blocks looping over
 /// two or four tiles 0.01-0.06 slower.
 /// Since then copy_any_size_policy<E> runs only 5- to 15-byte elements on destination rows that
-/// start on 32 bytes and shapes of fewer than three rows a column (any_size_tiles_for); 3-byte
+/// start on 32 bytes and shapes of fewer than three rows a column that do not take
+/// copy_any_size_columns_32_policy (any_size_tiles_for); 3-byte
 /// elements have tiles of their own. any_size_tile_rows still sets the fewest rows the dispatch
 /// runs copy_any_size on (copy_any_size_chosen, measured with these tiles and not re-measured)
 /// and the tile rows any_size_tiles_full counts against copy_full_height where destination rows
@@ -284,22 +285,42 @@ using copy_any_size_3_columns_64_policy = any_size_columns_policy<32, 256, 128, 
 /// 1/5 better or less, behind (x 256 0.904-0.905 against 0.913-0.914, x 192 0.907-0.908 against
 /// 0.921-0.922).
 using copy_any_size_3_columns_32_policy = any_size_columns_policy<96, 128, 192, 5, 32>;
-/// 64 rows x 32 columns, 128 threads, eight blocks per SM (destination row segments of 192 bytes,
-/// source row segments of 96 bytes that start on 32 bytes where the rows do): any_size_tiles_for's
-/// `rows_64_columns_32`, for shapes whose tiles walk down (tiles_walk_down) from 1024 to 16383
-/// rows. On the H100 (twenty-seventh session, docs/performance.md; scratch harness, L2 evicted, x
-/// copy, one or two rounds), against copy_any_size_3_rows_128_policy (the library's tiles there):
-/// 8192 x 4096 0.944-0.946 against 0.928-0.929, 6144^2 0.947 against 0.934, 4096 x 8192
-/// 0.939-0.941 against 0.931-0.932, 10240^2 0.949-0.951 against 0.940-0.941, 12288^2 0.955-0.957
-/// against 0.947-0.950, 14336 x 8192 0.943-0.947 against 0.933-0.938, 10240 x 7001 0.959-0.964
-/// against 0.954-0.955, 1024 x 32768 0.940 against 0.934; level on 1024 x 65536, 2048 x 32768,
-/// 8192 x 4099, 6144 x 10001 and 9216 x 9001 (within 0.004). From 16384 rows level or behind
-/// (16384 x 8192 0.938-0.939 against 0.934-0.937, 16384^2 0.936 both, 16384 x 12288 0.939
-/// against 0.947), as on shapes that walk across (12288 x 2048 0.932 against 0.940, 32768 x 2048
-/// 0.929 against 0.934, 12288 x 6007 0.926-0.933 against 0.932-0.938). 96 x 32 tiles of 192
-/// threads (copy_any_size_3_columns_32_policy) ran between the two, and 0.02 behind from 16384
-/// rows; with the strips in 2 or 3 regions 0.01-0.12 behind.
-using copy_any_size_3_rows_64_columns_32_policy = any_size_columns_policy<64, 128, 128, 8, 32>;
+/// copy_any_size's 32-column tiles (any_size_tiles_for's `columns_32_down`): destination rows on
+/// 32 bytes, shapes whose tiles walk down (tiles_walk_down) from 1024 to 16383 rows, every size but
+/// 9 bytes. A tile row is then 32 E bytes, which starts on 32 bytes where the source rows do (the
+/// other tiles' 128- and 256-byte rows of whole elements cross a sector boundary at both ends:
+/// Nsight Compute, twenty-third session, 1.41 L2 read sectors a matrix sector for 3-byte 8192 x
+/// 4096). 64 rows up to 8 bytes (128- and 256-byte rows), 32 from 9 (512-byte rows); 128 threads
+/// and eight blocks per SM for 3-, 5-, 10- and 11-byte elements, 256 and four for the others.
+/// On the H100 (twenty-seventh session, docs/performance.md; scratch harness, L2 evicted, x copy):
+/// - 3 bytes (one or two rounds), against copy_any_size_3_rows_128_policy (the library's tiles
+///   there): 8192 x 4096 0.944-0.946 against 0.928-0.929, 6144^2 0.947 against 0.934, 4096 x 8192
+///   0.939-0.941 against 0.931-0.934, 10240^2 0.949-0.951 against 0.940-0.941, 12288^2 0.955-0.957
+///   against 0.947-0.950, 14336 x 8192 0.943-0.947 against 0.933-0.938, 10240 x 7001 0.959-0.964
+///   against 0.954-0.955, 1024 x 32768 0.940 against 0.934; level on 1024 x 65536, 2048 x 32768,
+///   8192 x 4099, 6144 x 10001 and 9216 x 9001 (within 0.004). From 16384 rows level or behind
+///   (16384 x 8192 0.936-0.939 against 0.933-0.937, 16384^2 0.936 both, 16384 x 12288 0.939
+///   against 0.947), as on shapes that walk across (12288 x 2048 0.932 against 0.940, 32768 x 2048
+///   0.929 against 0.934, 12288 x 6007 0.926-0.933 against 0.932-0.938). 96 x 32 tiles of 192
+///   threads (copy_any_size_3_columns_32_policy) ran between the two, and 0.02 behind from 16384
+///   rows; with the strips in 2 or 3 regions 0.01-0.12 behind.
+/// - 5 to 15 bytes (one round; 8192 x 4096, 4096 x 8192, 2048 x 16384, 8192^2, 6144^2), against
+///   copy_any_size_policy<E>: 5 bytes 0.931-0.956 against 0.928-0.947, 6 bytes 0.952-0.959 against
+///   0.941-0.952, 7 bytes 0.950-0.963 against 0.942-0.954, 10 bytes 0.932-0.956 against
+///   0.930-0.953, 11 bytes 0.941-0.960 against 0.940-0.956, 12 to 15 bytes 0.954-0.966 against
+///   0.947-0.963; the other thread count 0.003-0.06 behind. 9 bytes: 0.920-0.928 (128 threads)
+///   and 0.80-0.85 (256) against 0.920-0.954, not taken. Walking across (16384 x 2048) level or
+///   up to 0.02 behind.
+template <int E>
+struct copy_any_size_columns_32_policy
+    : any_size_columns_policy<(E < 9 ? 64 : 32),
+                              (E < 5   ? 128
+                               : E < 9 ? 256
+                                       : 512),
+                              (E == 3 || E == 5 || E == 10 || E == 11 ? 128 : 256),
+                              (E == 3 || E == 5 || E == 10 || E == 11 ? 8 : 4), 32> {
+  static_assert(E != 9, "9-byte elements keep copy_any_size_policy<9>: 32 columns ran behind");
+};
 using copy_any_size_3_halo_columns_32_policy = any_size_columns_policy<96, 128, 224, 5, 32>;
 /// copy_any_size for tall matrices (at least three rows a column) of elements of 5 to 15 bytes
 /// whose destination rows start on 32 bytes (any_size_tiles_for's `tall`; 3-byte elements have

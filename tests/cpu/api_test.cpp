@@ -233,8 +233,9 @@ TEST(Plans, DescribeNamesTheGpuKernel) {
         << line;
   }
   // copy_any_size names its tiles: for 3-byte elements 128 x 42, 96 x 42 where those are under
-  // 0.85 full, 96 x 32 on tall shapes where 32 columns fill 1/32 better, 64 x 32 on tiles that
-  // walk down from 1024 to 16383 rows, 32 x 64 where 64 columns fill 1/8 better; the tall tiles
+  // 0.85 full, 96 x 32 on tall shapes where 32 columns fill 1/32 better, 32 columns (64 rows to 7
+  // bytes, 32 from 10) on tiles that walk down from 1024 to 16383 rows, 32 x 64 where 64 columns
+  // fill 1/8 better; the tall tiles
   // from 5 bytes (96 rows of 128 bytes for 5 and 6 bytes where their columns are under 0.9 full,
   // from 7 where those fill the columns 1/10 better); the halo tiles where a destination row starts
   // off 32 bytes at execute (96 rows of 128 bytes, from 6 bytes 256-byte rows, 64 of them from 7,
@@ -251,7 +252,9 @@ TEST(Plans, DescribeNamesTheGpuKernel) {
         {1000000, 100, 6, "tiles of 128 rows x 21 columns when", "96 rows x 21 columns"},
         {20000, 100, 7, "tiles of 64 rows x 36 columns when", "64 rows x 36 columns"},
         {1000000, 65, 9, "tiles of 96 rows x 14 columns when", "96 rows x 14 columns"},
-        {8192, 8192, 7, "tiles of 32 rows x 36 columns when", "64 rows x 36 columns"}}) {
+        {8192, 8192, 7, "tiles of 64 rows x 32 columns when", "64 rows x 36 columns"},
+        {8192, 8192, 9, "tiles of 32 rows x 28 columns when", "64 rows x 28 columns"},
+        {8192, 4096, 13, "tiles of 32 rows x 32 columns when", "64 rows x 19 columns"}}) {
     const std::string line = kernel_line(xpose::plan_copy(dense(rows, cols, e), 0, 0, gpu));
     EXPECT_NE(line.find(tiles), std::string::npos) << line;
     EXPECT_NE(line.find(std::string("at execute, else tiles of ") + halo_tiles + " and a halo of " +

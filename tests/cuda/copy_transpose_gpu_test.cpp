@@ -557,7 +557,9 @@ TEST(GpuCopyDispatch, AnySizeBoundaries) {
   // tiles fill the columns 1/32 better, else 32 x 64 where those fill them 1/8 better than
   // 42-column ones, else 128 x 42 at least 0.85 full, else 96 x 42; 5 to 15 bytes, the tall tiles
   // from three rows a column (96 rows of 128 bytes for 5 and 6 bytes where their columns are under
-  // 0.9 full, from 7 where those fill the columns 1/10 better).
+  // 0.9 full, from 7 where those fill the columns 1/10 better), 32-column tiles but for 9 bytes on
+  // tiles that walk down from 1024 to 16383 rows but where the standard tiles fill the columns
+  // 1/32 better, else the standard tiles.
   using detail::cuda::any_size_tiles;
   using detail::cuda::any_size_tiles_for;
   EXPECT_EQ(any_size_tiles_for(dense_args(8193, 8192), 3), any_size_tiles::halo);
@@ -574,10 +576,10 @@ TEST(GpuCopyDispatch, AnySizeBoundaries) {
   EXPECT_EQ(any_size_tiles_for(off_sectors, 3), any_size_tiles::halo);  // second matrix's
   EXPECT_EQ(any_size_tiles_for(off_sectors, 7), any_size_tiles::halo_wide);
   EXPECT_EQ(any_size_tiles_for(off_sectors, 5), any_size_tiles::halo);
-  EXPECT_EQ(any_size_tiles_for(dense_args(8192, 8192), 3), any_size_tiles::rows_64_columns_32);
-  EXPECT_EQ(any_size_tiles_for(dense_args(8192, 8193), 3), any_size_tiles::rows_64_columns_32);
-  EXPECT_EQ(any_size_tiles_for(dense_args(1024, 8192), 3), any_size_tiles::rows_64_columns_32);
-  EXPECT_EQ(any_size_tiles_for(dense_args(16352, 8192), 3), any_size_tiles::rows_64_columns_32);
+  EXPECT_EQ(any_size_tiles_for(dense_args(8192, 8192), 3), any_size_tiles::columns_32_down);
+  EXPECT_EQ(any_size_tiles_for(dense_args(8192, 8193), 3), any_size_tiles::columns_32_down);
+  EXPECT_EQ(any_size_tiles_for(dense_args(1024, 8192), 3), any_size_tiles::columns_32_down);
+  EXPECT_EQ(any_size_tiles_for(dense_args(16352, 8192), 3), any_size_tiles::columns_32_down);
   EXPECT_EQ(any_size_tiles_for(dense_args(992, 8192), 3), any_size_tiles::rows_128);
   EXPECT_EQ(any_size_tiles_for(dense_args(16384, 8192), 3), any_size_tiles::rows_128);
   EXPECT_EQ(any_size_tiles_for(dense_args(12288, 6007), 3), any_size_tiles::rows_128);  // across
@@ -588,7 +590,7 @@ TEST(GpuCopyDispatch, AnySizeBoundaries) {
   EXPECT_EQ(any_size_tiles_for(dense_args(5024, 160), 3), any_size_tiles::columns_32);  // 1/21
   EXPECT_EQ(any_size_tiles_for(dense_args(5024, 768), 3), any_size_tiles::columns_32);  // 1/27
   EXPECT_EQ(any_size_tiles_for(dense_args(5024, 736), 3), any_size_tiles::rows_128);    // 1/38
-  EXPECT_EQ(any_size_tiles_for(dense_args(8192, 4096), 3), any_size_tiles::rows_64_columns_32);
+  EXPECT_EQ(any_size_tiles_for(dense_args(8192, 4096), 3), any_size_tiles::columns_32_down);
   EXPECT_EQ(any_size_tiles_for(dense_args(224, 128), 3), any_size_tiles::columns_64);  // < 2 : 1
   EXPECT_EQ(any_size_tiles_for(dense_args(5024, 126), 3), any_size_tiles::rows_128);   // 0.98
   EXPECT_EQ(any_size_tiles_for(dense_args(5024, 200), 3), any_size_tiles::rows_128);   // 0.93
@@ -618,7 +620,15 @@ TEST(GpuCopyDispatch, AnySizeBoundaries) {
   EXPECT_EQ(any_size_tiles_for(dense_args(3008, 100), 7), any_size_tiles::tall);         // equal
   EXPECT_EQ(any_size_tiles_for(dense_args(3008, 170), 12), any_size_tiles::tall_rows_96);
   EXPECT_EQ(any_size_tiles_for(dense_args(3008, 169), 12), any_size_tiles::tall);
-  EXPECT_EQ(any_size_tiles_for(dense_args(8192, 8192), 15), any_size_tiles::standard);
+  EXPECT_EQ(any_size_tiles_for(dense_args(8192, 8192), 15), any_size_tiles::columns_32_down);
+  EXPECT_EQ(any_size_tiles_for(dense_args(8192, 8192), 9), any_size_tiles::standard);
+  EXPECT_EQ(any_size_tiles_for(dense_args(8192, 4096), 5), any_size_tiles::columns_32_down);
+  EXPECT_EQ(any_size_tiles_for(dense_args(16384, 8192), 5), any_size_tiles::standard);
+  EXPECT_EQ(any_size_tiles_for(dense_args(992, 4096), 7), any_size_tiles::standard);
+  EXPECT_EQ(any_size_tiles_for(dense_args(8192, 4095), 7), any_size_tiles::standard);  // across
+  // 25-column tiles (128-byte rows of 5 bytes) fill 1050 columns, 32-column ones 1050 of 1056.
+  EXPECT_EQ(any_size_tiles_for(dense_args(2048, 1050), 5), any_size_tiles::columns_32_down);
+  EXPECT_EQ(any_size_tiles_for(dense_args(1024, 550), 5), any_size_tiles::standard);  // 550/576
   EXPECT_EQ(any_size_tiles_for(dense_args(8191, 8192), 15), any_size_tiles::halo_wide);
   // Aligned 12-byte chunks: the super-element kernel on tall shapes of at most 128 columns.
   EXPECT_FALSE(copy_any_size_chosen(dense_args(5000, 64), 12, 4));

@@ -159,9 +159,8 @@ TEST(GpuCopyUnaligned, LargePolicySmallSanitizerShapes) {
 }
 
 // copy_any_size's tiles for 3-byte elements (any_size_tiles_for picks them): on destination rows
-// that start on 32 bytes copy_any_size_3_rows_128_policy, _rows_96_policy, _columns_64_policy,
-// _columns_32_policy and _rows_64_columns_32_policy, on rows that do not
-// copy_any_size_halo_policy<3> and
+// that start on 32 bytes copy_any_size_3_rows_128_policy, _rows_96_policy, _columns_64_policy and
+// _columns_32_policy, on rows that do not copy_any_size_halo_policy<3> and
 // copy_any_size_3_halo_columns_32_policy; on small shapes under compute-sanitizer: padded
 // destination rows and tiles cut by both edges, fewer rows than a tile, source rows on 16 bytes
 // and off, strided batches at a misaligned source (and destination matrices off 32 bytes).
@@ -187,9 +186,6 @@ TEST(GpuCopyUnaligned, AnySize3TilesSmallSanitizerShapes) {
       {{200, 96, 3, 0, 224}, any_size_tiles::columns_32},
       {{90, 32, 3, 0, 96}, any_size_tiles::columns_32},
       {{300, 64, 3, 67, 320, 2, 300 * 67 + 5, 64 * 320, 3}, any_size_tiles::columns_32},
-      {{1024, 600, 3, 0, 1056}, any_size_tiles::rows_64_columns_32},
-      {{1030, 520, 3, 523, 1056, 2, 1030 * 523 + 5, 520 * 1056, 3},
-       any_size_tiles::rows_64_columns_32},
       {{601, 120, 3}, any_size_tiles::halo},
       {{130, 1031, 3}, any_size_tiles::halo},
       {{90, 40, 3, 0, 91}, any_size_tiles::halo},
@@ -203,6 +199,25 @@ TEST(GpuCopyUnaligned, AnySize3TilesSmallSanitizerShapes) {
     ASSERT_EQ(xpose::detail::cuda::any_size_tiles_for(destination_args(c), 3), tiles)
         << c.rows << " x " << c.cols;
     check_unaligned(c, 700 + c.rows);
+  }
+}
+
+// copy_any_size's 32-column tiles (copy_any_size_columns_32_policy: 64 x 32 from 3 to 7 bytes, 32 x
+// 32 from 10, two thread counts), which any_size_tiles_for picks on destination rows that start on
+// 32 bytes for tiles that walk down from 1024 rows: padded destination rows, tiles cut by both
+// edges, a strided batch at a misaligned source, under compute-sanitizer.
+TEST(GpuCopyUnaligned, AnySizeColumns32TilesSmallSanitizerShapes) {
+  XPOSE_REQUIRE_GPU();
+  for (const int e : {3, 5, 6, 7, 10, 11, 12, 13, 14, 15}) {
+    const std::size_t ue = static_cast<std::size_t>(e);
+    for (const unaligned_case& c :
+         {unaligned_case{1024, 600, e, 0, 1056},
+          unaligned_case{1030, 520, e, 523, 1056, 2, 1030 * 523 + 5, 520 * 1056, 3 * ue}}) {
+      ASSERT_EQ(xpose::detail::cuda::any_size_tiles_for(destination_args(c), ue),
+                xpose::detail::cuda::any_size_tiles::columns_32_down)
+          << c.rows << " x " << c.cols << " of " << e << " bytes";
+      check_unaligned(c, 1100 + c.rows + e);
+    }
   }
 }
 
