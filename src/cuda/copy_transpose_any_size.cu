@@ -92,11 +92,13 @@ static_assert(columns_32 == copy_any_size_3_halo_columns_32_policy::columns &&
                   columns_32 == copy_any_size_columns_32_policy<3>::columns &&
                   columns_32 == copy_any_size_columns_32_policy<15>::columns,
               "all 32 columns");
-// The rows copy_any_size_columns_32_policy runs, from the least up to, not including, the most
-// (3 bytes measured from 1024 to 14336 rows, level or behind from 16384; 5 to 15 bytes from 2048
-// to 8192).
+// The rows copy_any_size_columns_32_policy runs, from the least up to, not including, the most:
+// 3 bytes measured from 1024 to 14336 rows (level or behind from 16384), 5 to 15 bytes from 1024
+// to 8192 (6-byte 12288 x 8192 0.919-0.920 against 0.947-0.948).
 constexpr std::int64_t columns_32_down_least_rows = 1024;
-constexpr std::int64_t columns_32_down_most_rows = 16384;
+constexpr std::int64_t columns_32_down_most_rows(std::size_t elem_bytes) {
+  return elem_bytes == 3 ? 16384 : 8193;
+}
 // The tile row bytes any_size_tiles_for compares from 6 bytes on (halo) and from 7 (tall).
 constexpr int narrow_row_bytes = copy_any_size_halo_policy<6>::tile_bytes;
 constexpr int wide_row_bytes = copy_any_size_halo_wide_policy<6>::tile_bytes;
@@ -129,7 +131,7 @@ any_size_tiles aligned_3_tiles_for(const copy_args& a) {
 
 bool columns_32_down_takes(const copy_args& a, std::size_t elem_bytes, std::int64_t other_columns) {
   return elem_bytes != 9 && tiles_walk_down(a.rows, a.cols) &&
-         a.rows >= columns_32_down_least_rows && a.rows < columns_32_down_most_rows &&
+         a.rows >= columns_32_down_least_rows && a.rows < columns_32_down_most_rows(elem_bytes) &&
          !fills_columns_better(a, other_columns, columns_32, 32);
 }
 

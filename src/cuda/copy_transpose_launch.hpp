@@ -209,8 +209,9 @@ enum class any_size_tiles {
 any_size_tiles any_size_tiles_for(const copy_args& a, std::size_t elem_bytes);
 /// Whether copy_any_size runs `a` (every destination row on 32 bytes) in the 32-column tiles of
 /// copy_any_size_columns_32_policy: `elem_bytes` other than 9, tiles that walk down
-/// (tiles_walk_down), 1024 to 16383 rows, but where the tiles of `other_columns` columns (the
-/// ones the shape would take otherwise) fill the columns at least 1/32 better.
+/// (tiles_walk_down), 1024 to 16383 rows (3 bytes) or 1024 to 8192 (5 to 15 bytes), but where the
+/// tiles of `other_columns` columns (the ones the shape would take otherwise) fill the columns at
+/// least 1/32 better.
 bool columns_32_down_takes(const copy_args& a, std::size_t elem_bytes, std::int64_t other_columns);
 void launch_copy_any_size(const copy_args& a, std::size_t elem_bytes, cudaStream_t stream,
                           int regions = 0);

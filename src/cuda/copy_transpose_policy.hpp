@@ -286,13 +286,14 @@ using copy_any_size_3_columns_64_policy = any_size_columns_policy<32, 256, 128, 
 /// 0.921-0.922).
 using copy_any_size_3_columns_32_policy = any_size_columns_policy<96, 128, 192, 5, 32>;
 /// copy_any_size's 32-column tiles (any_size_tiles_for's `columns_32_down`): destination rows on
-/// 32 bytes, shapes whose tiles walk down (tiles_walk_down) from 1024 to 16383 rows, every size but
-/// 9 bytes. A tile row is then 32 E bytes, which starts on 32 bytes where the source rows do (the
-/// other tiles' 128- and 256-byte rows of whole elements cross a sector boundary at both ends:
-/// Nsight Compute, twenty-third session, 1.41 L2 read sectors a matrix sector for 3-byte 8192 x
-/// 4096). 64 rows up to 8 bytes (128- and 256-byte rows), 32 from 9 (512-byte rows); 128 threads
-/// and eight blocks per SM for 3-, 5-, 10- and 11-byte elements, 256 and four for the others.
-/// On the H100 (twenty-seventh session, docs/performance.md; scratch harness, L2 evicted, x copy):
+/// 32 bytes, shapes whose tiles walk down (tiles_walk_down) from 1024 to 16383 rows for 3 bytes and
+/// to 8192 rows for the others, every size but 9 bytes. A tile row is then 32 E bytes, which starts
+/// on 32 bytes where the source rows do (the other tiles' 128- and 256-byte rows of whole elements
+/// cross a sector boundary at both ends: Nsight Compute, twenty-third session, 1.41 L2 read sectors
+/// a matrix sector for 3-byte 8192 x 4096). 64 rows up to 8 bytes (128- and 256-byte rows), 32 from
+/// 9 (512-byte rows); 128 threads and eight blocks per SM for 3-, 5-, 10- and 11-byte elements, 256
+/// and four for the others. On the H100 (twenty-seventh session, docs/performance.md; scratch
+/// harness, L2 evicted, x copy):
 /// - 3 bytes (one or two rounds), against copy_any_size_3_rows_128_policy (the library's tiles
 ///   there): 8192 x 4096 0.944-0.946 against 0.928-0.929, 6144^2 0.947 against 0.934, 4096 x 8192
 ///   0.939-0.941 against 0.931-0.934, 10240^2 0.949-0.951 against 0.940-0.941, 12288^2 0.955-0.957
@@ -304,13 +305,17 @@ using copy_any_size_3_columns_32_policy = any_size_columns_policy<96, 128, 192, 
 ///   0.929 against 0.934, 12288 x 6007 0.926-0.933 against 0.932-0.938). 96 x 32 tiles of 192
 ///   threads (copy_any_size_3_columns_32_policy) ran between the two, and 0.02 behind from 16384
 ///   rows; with the strips in 2 or 3 regions 0.01-0.12 behind.
-/// - 5 to 15 bytes (one round; 8192 x 4096, 4096 x 8192, 2048 x 16384, 8192^2, 6144^2), against
-///   copy_any_size_policy<E>: 5 bytes 0.931-0.956 against 0.928-0.947, 6 bytes 0.952-0.959 against
-///   0.941-0.952, 7 bytes 0.950-0.963 against 0.942-0.954, 10 bytes 0.932-0.956 against
-///   0.930-0.953, 11 bytes 0.941-0.960 against 0.940-0.956, 12 to 15 bytes 0.954-0.966 against
-///   0.947-0.963; the other thread count 0.003-0.06 behind. 9 bytes: 0.920-0.928 (128 threads)
-///   and 0.80-0.85 (256) against 0.920-0.954, not taken. Walking across (16384 x 2048) level or
-///   up to 0.02 behind.
+/// - 5 to 15 bytes (three rounds on 8192 x 4096, 4096 x 8192, 2048 x 16384, 8192^2, 6144^2, two on
+///   1024 x 32768), against copy_any_size_policy<E> (the standard tiles): 5 bytes 0.931-0.958
+///   against 0.925-0.949, 6 bytes 0.950-0.960 against 0.941-0.954, 7 bytes 0.950-0.963 against
+///   0.942-0.955, 10 bytes 0.928-0.961 against 0.928-0.957, 11 bytes 0.940-0.961 against
+///   0.935-0.960, 12 to 15 bytes 0.952-0.967 against 0.946-0.966; the other thread count
+///   0.003-0.06 behind (one round). On source rows off 16 bytes (8192 x 4099, 6144 x 6001, 4096 x
+///   8193, 3072 x 10007; two rounds) from 0.006 behind to 0.009 ahead. 9 bytes: 0.920-0.928 (128
+///   threads) and 0.80-0.85 (256) against 0.920-0.954, not taken. 12288 x 8192: 5 bytes 0.954-0.955
+///   against 0.941-0.944, 7 and 10 bytes level, but 6 bytes 0.919-0.920 against 0.947-0.948,
+///   hence 8192 rows at most.
+///   Walking across (16384 x 2048) level or up to 0.02 behind.
 template <int E>
 struct copy_any_size_columns_32_policy
     : any_size_columns_policy<(E < 9 ? 64 : 32),

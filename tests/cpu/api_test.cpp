@@ -234,7 +234,8 @@ TEST(Plans, DescribeNamesTheGpuKernel) {
   }
   // copy_any_size names its tiles: for 3-byte elements 128 x 42, 96 x 42 where those are under
   // 0.85 full, 96 x 32 on tall shapes where 32 columns fill 1/32 better, 32 columns (64 rows to 7
-  // bytes, 32 from 10) on tiles that walk down from 1024 to 16383 rows, 32 x 64 where 64 columns
+  // bytes, 32 from 10) on tiles that walk down from 1024 rows (to 16383 for 3 bytes, 8192 for the
+  // others), 32 x 64 where 64 columns
   // fill 1/8 better; the tall tiles
   // from 5 bytes (96 rows of 128 bytes for 5 and 6 bytes where their columns are under 0.9 full,
   // from 7 where those fill the columns 1/10 better); the halo tiles where a destination row starts

@@ -558,8 +558,8 @@ TEST(GpuCopyDispatch, AnySizeBoundaries) {
   // 42-column ones, else 128 x 42 at least 0.85 full, else 96 x 42; 5 to 15 bytes, the tall tiles
   // from three rows a column (96 rows of 128 bytes for 5 and 6 bytes where their columns are under
   // 0.9 full, from 7 where those fill the columns 1/10 better), 32-column tiles but for 9 bytes on
-  // tiles that walk down from 1024 to 16383 rows but where the standard tiles fill the columns
-  // 1/32 better, else the standard tiles.
+  // tiles that walk down from 1024 to 8192 rows but where the standard tiles fill the columns 1/32
+  // better, else the standard tiles.
   using detail::cuda::any_size_tiles;
   using detail::cuda::any_size_tiles_for;
   EXPECT_EQ(any_size_tiles_for(dense_args(8193, 8192), 3), any_size_tiles::halo);
@@ -623,7 +623,8 @@ TEST(GpuCopyDispatch, AnySizeBoundaries) {
   EXPECT_EQ(any_size_tiles_for(dense_args(8192, 8192), 15), any_size_tiles::columns_32_down);
   EXPECT_EQ(any_size_tiles_for(dense_args(8192, 8192), 9), any_size_tiles::standard);
   EXPECT_EQ(any_size_tiles_for(dense_args(8192, 4096), 5), any_size_tiles::columns_32_down);
-  EXPECT_EQ(any_size_tiles_for(dense_args(16384, 8192), 5), any_size_tiles::standard);
+  EXPECT_EQ(any_size_tiles_for(dense_args(8192, 8192), 6), any_size_tiles::columns_32_down);
+  EXPECT_EQ(any_size_tiles_for(dense_args(8224, 8192), 6), any_size_tiles::standard);
   EXPECT_EQ(any_size_tiles_for(dense_args(992, 4096), 7), any_size_tiles::standard);
   EXPECT_EQ(any_size_tiles_for(dense_args(8192, 4095), 7), any_size_tiles::standard);  // across
   // 25-column tiles (128-byte rows of 5 bytes) fill 1050 columns, 32-column ones 1050 of 1056.
