@@ -310,12 +310,11 @@ using copy_any_size_3_columns_32_policy = any_size_columns_policy<96, 128, 192, 
 ///   against 0.925-0.949, 6 bytes 0.950-0.960 against 0.941-0.954, 7 bytes 0.950-0.963 against
 ///   0.942-0.955, 10 bytes 0.928-0.961 against 0.928-0.957, 11 bytes 0.940-0.961 against
 ///   0.935-0.960, 12 to 15 bytes 0.952-0.967 against 0.946-0.966; the other thread count
-///   0.003-0.06 behind (one round). On source rows off 16 bytes (8192 x 4099, 6144 x 6001, 4096 x
+///   0.001-0.07 behind (one round). On source rows off 16 bytes (8192 x 4099, 6144 x 6001, 4096 x
 ///   8193, 3072 x 10007; two rounds) from 0.006 behind to 0.009 ahead. 9 bytes: 0.920-0.928 (128
 ///   threads) and 0.80-0.85 (256) against 0.920-0.954, not taken. 12288 x 8192: 5 bytes 0.954-0.955
 ///   against 0.941-0.944, 7 and 10 bytes level, but 6 bytes 0.919-0.920 against 0.947-0.948,
-///   hence 8192 rows at most.
-///   Walking across (16384 x 2048) level or up to 0.02 behind.
+///   hence 8192 rows at most. Walking across (16384 x 2048) level or up to 0.02 behind.
 template <int E>
 struct copy_any_size_columns_32_policy
     : any_size_columns_policy<(E < 9 ? 64 : 32),
