@@ -148,7 +148,7 @@ any_size_tiles any_size_tiles_for(const copy_args& a, std::size_t elem_bytes) {
       e >= 6 && fills_columns_better(a, narrow_row_bytes / e, wide_row_bytes / e, 10);
   if (!rows_aligned(a.dst, a.ldb, a.dst_stride, a.batch, e, 32)) {
     constexpr std::int64_t halo_3_columns = copy_any_size_halo_policy<3>::tile_bytes / 3;
-    if (e == 3 && a.rows >= 2 * a.cols && fills_columns_better(a, columns_32, halo_3_columns, 5))
+    if (e == 3 && a.rows >= 2 * a.cols && fills_columns_better(a, columns_32, halo_3_columns, 10))
       return any_size_tiles::halo_columns_32;
     return e < 6 || narrow_rows_fill_better ? any_size_tiles::halo : any_size_tiles::halo_wide;
   }

@@ -32,9 +32,23 @@ constexpr int full_height_five_blocks_bytes = 38 * 1024;
 /// measured with 320 on two steps: their 4-byte tiles spill).
 constexpr int fewer_steps_threads = 320;
 
+/// 1-byte elements in 505 to 512 rows (a 128-byte-wide tile: full_height_tile_width) take 512
+/// threads, whose two load steps the tile's 1024 load items fill, two blocks per SM. On the H100
+/// (twenty-eighth session, docs/performance.md; harness, L2 evicted, 128 MiB, one round, x copy):
+/// 512 rows 0.964 against 0.928 for the 64-byte tile of 256 threads and five blocks; 480 rows
+/// level (0.951 against 0.947 and 0.936-0.937 against 0.920-0.924), 417 and 450 rows behind
+/// (0.841 and 0.892 against 0.900 and 0.921), where the two steps are 0.82 and 0.88 full.
+constexpr std::int64_t two_full_steps_least_rows = 505, two_full_steps_most_rows = 512;
+constexpr int two_full_steps_threads = 512;
+
 template <int E, int W>
 void launch_width(const copy_args& a, cudaStream_t stream, unsigned regions) {
   using five_blocks = full_height_policy<W, 256, 5>;
+  if constexpr (E == 1 && W == 128) {
+    if (a.rows >= two_full_steps_least_rows)
+      return launch_full_height_with<E, full_height_policy<W, two_full_steps_threads, 2>>(a, stream,
+                                                                                          regions);
+  }
   if constexpr (E <= 2) {
     if (full_height_tile<E, five_blocks>::shared_bytes(static_cast<int>(a.rows)) <=
         full_height_five_blocks_bytes)
@@ -49,6 +63,8 @@ void launch_width(const copy_args& a, cudaStream_t stream, unsigned regions) {
 }  // namespace
 
 int full_height_tile_width(std::int64_t rows, int word_bytes) {
+  if (word_bytes == 1 && rows >= two_full_steps_least_rows && rows <= two_full_steps_most_rows)
+    return 128;
   const std::int64_t padded = (rows + 7) / 8 * 8;
   for (int width = 512; width >= 64; width /= 2)
     if (width * padded <= full_height_tile_budget) {
@@ -60,8 +76,11 @@ int full_height_tile_width(std::int64_t rows, int word_bytes) {
       // half width against the full one: 4-byte 89-96 rows 0.964-0.978 against 0.947-0.963, 185-192
       // rows 0.968-0.974 against 0.901-0.905; 8-byte 89-96 rows 0.964-0.975 against 0.954-0.961,
       // 190 rows 0.976 against 0.906-0.910; 2-byte 185-192 rows 0.890-0.967 against 0.867-0.896).
+      // 1-byte tiles of 256 and 128 bytes too (185 to 192 and 377 to 384 rows; twenty-eighth
+      // session, harness, 128 MiB, x copy: 185 x 725501 0.928-0.930 against 0.866-0.871, 192 x
+      // 699051 0.968-0.969 against 0.890-0.895 (two rounds), 384 x 349525 0.947 against 0.836).
       const bool fills_budget = width * padded == full_height_tile_budget;
-      if (fills_budget && width > 64 && (word_bytes > 1 || width == 512)) return width / 2;
+      if (fills_budget && width > 64) return width / 2;
       return width;
     }
   return 0;

@@ -48,15 +48,71 @@ constexpr int two_steps_threads = 320;
 /// 0.888 / 0.928 / 0.908 / 0.935 against 0.906 / 0.846 / 0.876 / 0.889 / 0.920. Outside these rows
 /// they ran behind: 116 and 124 rows (256 threads, four blocks) by 0.015-0.035, 65 rows (160
 /// threads, seven blocks) 0.85 against 0.91-0.92. 7-, 9- and 12-byte elements split (76 and 100
-/// rows ahead by 0.01-0.04, 84 and 92 behind by up to 0.01) and keep the widest tile.
+/// rows ahead by 0.01-0.04, 84 and 92 behind by up to 0.01) and keep the widest tile. Since the
+/// twenty-eighth session group_tile_for's tiles take 77 to 92 and 97 to 108 rows, which leaves
+/// these 76, 93 to 96 and 109 to 112.
 constexpr std::int64_t one_step_least_rows = 76, one_step_most_rows = 112;
 bool one_step_tile(std::int64_t rows, std::size_t elem_bytes) {
   return (elem_bytes == 3 || elem_bytes == 5) && rows >= one_step_least_rows &&
          rows <= one_step_most_rows;
 }
 
+/// 3- and 5-byte elements in the load groups (4-row groups, (rows + 3) / 4) below take the
+/// tile width, threads and blocks per SM of group_tile_for, loaded in two or three steps: more of
+/// the matrix in flight than the widest tile's two steps of 256 or 288 threads (four blocks) or
+/// the one-step tiles. On the H100 (twenty-eighth session, docs/performance.md; harness, L2
+/// evicted, 128 MiB; 3-byte / 5-byte, x copy, against the tiles these replace; one round, two
+/// for the 160-thread tiles of 256 bytes):
+/// - 12 groups (48 rows), 256 bytes, 96 threads in two steps, ten blocks: 0.962 / 0.959 against
+///   0.941 / 0.948;
+/// - 13 to 15 (52 to 60 rows), 512 bytes, 160 threads in three steps, six blocks: 0.909-0.927 /
+///   0.914-0.941 against 0.887-0.912 / 0.892-0.922;
+/// - 17 (65 and 68 rows), 256 bytes, 96 threads in three steps, ten blocks: 0.928-0.936 /
+///   0.933-0.943 against 0.910-0.911 / 0.922-0.932;
+/// - 20 (80 rows), 256 bytes, 160 threads in two steps, seven blocks: 0.972-0.976 / 0.972-0.976
+///   against 0.954 / 0.952;
+/// - 21 to 23 (84 to 92 rows), 256 bytes, 128 threads in three steps, eight blocks: 0.927-0.945 /
+///   0.928-0.961 against 0.868-0.918 / 0.881-0.941;
+/// - 25 to 27 (100 to 108 rows), 256 bytes, 160 threads in three steps, seven blocks:
+///   0.932-0.951 / 0.939-0.941 (100 rows) against 0.890-0.929 / 0.904-0.942 (six blocks:
+///   0.906-0.940).
+/// Elsewhere (16, 18, 19, 24, 28 to 32 groups) the tiles before were ahead or within 0.008. The
+/// same candidates ran 0.02-0.1 behind where their last load step was under 5/6 full or took four
+/// steps.
+struct group_tile {
+  int width, threads, blocks;
+};
+constexpr group_tile group_tile_for(std::int64_t rows, std::size_t elem_bytes) {
+  const std::int64_t groups = (rows + 3) / 4;
+  if (elem_bytes != 3 && elem_bytes != 5) return {0, 0, 0};
+  if (groups == 12 || groups == 17) return {256, 96, 10};
+  if (groups >= 13 && groups <= 15) return {512, 160, 6};
+  if (groups == 20 || (groups >= 25 && groups <= 27)) return {256, 160, 7};
+  if (groups >= 21 && groups <= 23) return {256, 128, 8};
+  return {0, 0, 0};
+}
+
+/// Launches group_tile_for's tile if it is W bytes wide with THREADS threads and BLOCKS blocks per
+/// SM (the tiles' shared memory, at most 31 KiB, lets as many in); false where it is not.
+template <int E, int W, int THREADS, int BLOCKS>
+bool launch_group_tile(const copy_args& a, cudaStream_t stream, unsigned regions) {
+  const group_tile tile = group_tile_for(a.rows, E);
+  if (tile.width != W || tile.threads != THREADS || tile.blocks != BLOCKS) return false;
+  launch_full_height_any_size_with<E, full_height_policy<W, THREADS, BLOCKS>>(a, stream, regions);
+  return true;
+}
+
 template <int E, int W>
 void launch_width(const copy_args& a, cudaStream_t stream, unsigned regions) {
+  if constexpr ((E == 3 || E == 5) && W == 256) {
+    if (launch_group_tile<E, W, 96, 10>(a, stream, regions) ||
+        launch_group_tile<E, W, 128, 8>(a, stream, regions) ||
+        launch_group_tile<E, W, 160, 7>(a, stream, regions))
+      return;
+  }
+  if constexpr ((E == 3 || E == 5) && W == 512) {
+    if (launch_group_tile<E, W, 160, 6>(a, stream, regions)) return;
+  }
   if constexpr (W == 128 && (E == 3 || E == 5)) {
     if (one_step_tile(a.rows, E)) {
       const std::int64_t items = (a.rows + 3) / 4 * (W / 16);
@@ -81,6 +137,7 @@ void launch_width(const copy_args& a, cudaStream_t stream, unsigned regions) {
 }  // namespace
 
 int full_height_any_size_tile_width(std::int64_t rows, std::size_t elem_bytes) {
+  if (group_tile_for(rows, elem_bytes).width != 0) return group_tile_for(rows, elem_bytes).width;
   if (one_step_tile(rows, elem_bytes)) return 128;
   const std::int64_t padded = (rows + 7) / 8 * 8;
   for (int width = 512; width >= 64; width /= 2)

@@ -118,7 +118,9 @@ void launch_copy_unaligned_tiles(const copy_args& a, int word_bytes, bool large,
 /// written by one block; a dense destination as one run per block); word_bytes 1, 2, 4 or 8, rows
 /// that full_height_fits. The tile takes the widest of 512, 256, 128 and 64 bytes of each source
 /// row (full_height_tile_width) that keeps it within full_height_tile_budget bytes of shared
-/// memory (tiles that would fill it take half the width: 1-byte ones only at 512 bytes). Its
+/// memory (tiles that would fill it take half the width, down to 64 bytes), but
+/// for 1-byte elements in 505 to 512 rows 128 bytes (a 64 KiB tile, two load steps of 512
+/// threads). Its
 /// column strips are handed out in `regions` interleaved regions (0: full_height_regions'; tests
 /// give others).
 constexpr std::int64_t full_height_tile_budget = 48 * 1024;
@@ -179,7 +181,7 @@ bool super_elements_chosen(const copy_args& a, std::size_t elem_bytes, int word_
 /// over those its tile strips cover, compared between two tile widths.
 /// - where a destination row starts off 32 bytes (the tiles load a halo): for 3 bytes on at least
 ///   two rows a column `halo_columns_32` (copy_any_size_3_halo_columns_32_policy) where 32-column
-///   tiles fill the columns at least 1/5 better than 42-column ones; from 6 bytes `halo_wide`
+///   tiles fill the columns at least 1/10 better than 42-column ones; from 6 bytes `halo_wide`
 ///   (copy_any_size_halo_wide_policy, 256-byte tile rows) but where tiles of 128-byte rows fill
 ///   the columns at least 1/10 better; else `halo` (copy_any_size_halo_policy, 128-byte rows);
 /// - 3 bytes, every destination row on 32 bytes: on at least two rows a column `columns_32`
@@ -223,7 +225,8 @@ std::string any_size_tiles_text(const copy_args& a, std::size_t elem_bytes);
 /// full_height_any_size_tile_width gives a width (up to 640 rows of 3- and 5-byte elements, 768 of
 /// the others: the tile takes the widest of 512, 256, 128 and 64 bytes of each
 /// source row that keeps it within 40 KiB of shared memory for 3- and 5-byte elements, 48 KiB for
-/// the others; 3- and 5-byte elements in 76 to 112 rows take 128 bytes, loaded in one step).
+/// the others; 3- and 5-byte elements in some load-group counts take measured widths and threads,
+/// and in 76, 93 to 96 and 109 to 112 rows 128 bytes, loaded in one step).
 /// full_height_any_size_chosen: the out-of-place dispatch runs it (elements of `word_bytes` words)
 /// for wide shapes of full_height_any_size_least_rows (of full_height_any_size_least_aligned_rows
 /// where super_elements_aligned) to full_height_any_size_most_rows rows but where

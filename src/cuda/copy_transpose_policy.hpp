@@ -279,11 +279,7 @@ using copy_any_size_3_columns_64_policy = any_size_columns_policy<32, 256, 128, 
 /// fill the columns worse (100 columns: 0.880 against 0.922-0.923) and on 16384 x 16384 (0.913
 /// against 0.939); 128 x 32 tiles behind 96 x 32 on every 1000000-row shape. Where both fill the
 /// columns within 1/32 (A/B, xpose bench): 8192 x 4096 0.937 against 0.926-0.930, but 16384 x 8192
-/// 0.918 against 0.934-0.938 and 32768 x 2048 0.935-0.936 against 0.937-0.944: not taken. With a
-/// halo (rows off 32 bytes; 224 threads), where 32-column tiles fill the columns at least 1/5
-/// better: 1000003 x 96 0.914-0.916 against 0.865, x 128 0.909-0.911 against 0.866-0.868; 1/8 to
-/// 1/5 better or less, behind (x 256 0.904-0.905 against 0.913-0.914, x 192 0.907-0.908 against
-/// 0.921-0.922).
+/// 0.918 against 0.934-0.938 and 32768 x 2048 0.935-0.936 against 0.937-0.944: not taken.
 using copy_any_size_3_columns_32_policy = any_size_columns_policy<96, 128, 192, 5, 32>;
 /// copy_any_size's 32-column tiles (any_size_tiles_for's `columns_32_down`): destination rows on
 /// 32 bytes, shapes whose tiles walk down (tiles_walk_down) from 1024 to 16383 rows for 3 bytes and
@@ -325,7 +321,22 @@ struct copy_any_size_columns_32_policy
                               (E == 3 || E == 5 || E == 10 || E == 11 ? 8 : 4), 32> {
   static_assert(E != 9, "9-byte elements keep copy_any_size_policy<9>: 32 columns ran behind");
 };
-using copy_any_size_3_halo_columns_32_policy = any_size_columns_policy<96, 128, 224, 5, 32>;
+/// copy_any_size's 32-column tiles for 3-byte elements where a destination row starts off 32
+/// bytes (any_size_tiles_for's `halo_columns_32`): 128 rows and a halo of 11, 160 threads that
+/// load the 139 rows in two steps, seven blocks per SM (about 91 KiB of rows in flight per SM,
+/// against 50 KiB for the one-step 96-row tiles of 224 threads and five blocks they replace). On
+/// the H100 (twenty-eighth session, docs/performance.md; scratch harness, L2 evicted, x copy, two
+/// rounds each): 1000001 x 128 0.933-0.935 against 0.891-0.895, 1000001 x 96 0.932-0.934 against
+/// 0.898-0.899, 700001 x 128 0.926-0.928 against 0.897-0.899, 1000001 x 127 0.924-0.925 (six
+/// blocks) against 0.883-0.885; six blocks per SM 0.001-0.006 behind seven, five 0.07-0.08
+/// behind; 96 rows of 128 threads and eight blocks 0.002-0.01 behind; 160 or 192 rows, or 192
+/// and 224 threads, 0.01-0.19 behind. Against copy_any_size_halo_policy<3> (42 columns), with
+/// six blocks: where 32 columns fill the columns at least 1/10 better, ahead (1000003 x 256 0.929
+/// -0.930 against 0.917-0.918, x 224 (1/9) 0.928 against 0.919-0.920); less, level or behind
+/// (x 192 (1/12) 0.929-0.930 against 0.927-0.928, 700001 x 320 (1/21) 0.926-0.929 against
+/// 0.932-0.933, 400001 x 512 (1/16) 0.924-0.925 against 0.935, 16385 x 4096 0.897-0.900 against
+/// 0.914-0.920), but x 160 (1/21) 0.930-0.931 against 0.921-0.925.
+using copy_any_size_3_halo_columns_32_policy = any_size_columns_policy<128, 128, 160, 7, 32>;
 /// copy_any_size for tall matrices (at least three rows a column) of elements of 5 to 15 bytes
 /// whose destination rows start on 32 bytes (any_size_tiles_for's `tall`; 3-byte elements have
 /// their own tiles): the columns of copy_any_size_policy<E> on 128 rows for 5- and 6-byte

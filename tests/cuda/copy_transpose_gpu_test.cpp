@@ -550,7 +550,7 @@ TEST(GpuCopyDispatch, AnySizeBoundaries) {
   EXPECT_EQ(skinny_any_size_slab_for(dense_args(5001, 31), 3), 24 * 1024);
   EXPECT_EQ(skinny_any_size_slab_for(dense_args(31, 5001), 5), 24 * 1024);
   // copy_any_size's tiles (any_size_tiles_for): the halo tiles wherever a destination row starts
-  // off 32 bytes (for 3 bytes, 32 columns from two rows a column where those fill the columns 1/5
+  // off 32 bytes (for 3 bytes, 32 columns from two rows a column where those fill the columns 1/10
   // better than 42; from 6 bytes, 256-byte rows but where 128-byte ones fill the columns 1/10
   // better); 3 bytes, from two rows a column 96 x 32 where those fill the columns 1/32 better than
   // 42-column ones, on tiles that walk down from 1024 to 16383 rows 64 x 32 but where 42-column
@@ -567,7 +567,11 @@ TEST(GpuCopyDispatch, AnySizeBoundaries) {
   EXPECT_EQ(any_size_tiles_for(dense_args(1000001, 128), 3), any_size_tiles::halo_columns_32);
   EXPECT_EQ(any_size_tiles_for(dense_args(1000001, 96), 3), any_size_tiles::halo_columns_32);
   EXPECT_EQ(any_size_tiles_for(dense_args(1000001, 192), 3), any_size_tiles::halo);  // 0.09 fuller
-  EXPECT_EQ(any_size_tiles_for(dense_args(1000001, 256), 3), any_size_tiles::halo);  // 0.13 fuller
+  EXPECT_EQ(any_size_tiles_for(dense_args(1000001, 224), 3),
+            any_size_tiles::halo_columns_32);  // 0.11 fuller
+  EXPECT_EQ(any_size_tiles_for(dense_args(1000001, 256), 3),
+            any_size_tiles::halo_columns_32);                                        // 0.13 fuller
+  EXPECT_EQ(any_size_tiles_for(dense_args(1000001, 512), 3), any_size_tiles::halo);  // 0.06 fuller
   EXPECT_EQ(any_size_tiles_for(dense_args(255, 128), 3), any_size_tiles::halo);      // under 2 : 1
   EXPECT_EQ(any_size_tiles_for(dense_args(1000001, 96), 5), any_size_tiles::halo);
   auto off_sectors = dense_args(8192, 8192);

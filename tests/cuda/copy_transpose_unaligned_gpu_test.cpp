@@ -832,10 +832,19 @@ TEST(GpuCopyFullHeight, SmallSanitizerShapes) {
                     1850 + e);
     check_unaligned(full_height({130, 150, e, 0, 0, 3, 0, 0, 7, ue + 1}), 1900 + e);
   }
-  // 3- and 5-byte elements in 76 to 112 rows: 128-byte tiles loaded in one step of 160, 192 or
-  // 224 threads.
+  // 1-byte tiles at half width (192 and 384 rows) and of 128 bytes loaded in two full steps of
+  // 512 threads (505 and 512 rows, 64 KiB of shared memory).
+  for (std::int64_t rows : {192, 384, 505, 512}) {
+    check_unaligned(full_height({rows, 301, 1}), 2100 + rows);
+    check_unaligned(
+        full_height({rows, 203, 1, 207, rows + 3, 2, rows * 207 + 3, 203 * (rows + 3) + 5, 1, 3}),
+        2200 + rows);
+  }
+  // 3- and 5-byte elements: 128-byte tiles loaded in one step of 160, 192 or 224 threads (76 and
+  // 112 rows), and the tiles of group_tile_for in two or three steps of 96, 128 or 160 threads
+  // (48 to 108 rows).
   for (int e : {3, 5})
-    for (std::int64_t rows : {76, 84, 112}) {
+    for (std::int64_t rows : {48, 52, 65, 76, 80, 84, 92, 100, 108, 112}) {
       const std::size_t ue = static_cast<std::size_t>(e);
       check_unaligned(full_height({rows, 301, e}), 1950 + rows + e);
       check_unaligned(full_height({rows, 203, e, 207, rows + 3, 2, rows * 207 + 3,
@@ -909,8 +918,8 @@ TEST(GpuCopyFullHeight, EveryRowCount) {
 TEST(GpuCopyFullHeight, ColumnsAroundEachTileWidth) {
   XPOSE_REQUIRE_GPU();
   for (int e : full_height_sizes)
-    for (std::int64_t rows :
-         {48, 64, 65, 75, 76, 96, 97, 112, 113, 139, 150, 192, 193, 260, 320, 384, 385, 520}) {
+    for (std::int64_t rows : {48,  52,  64,  65,  75,  76,  80,  84,  96,  97,  108, 112,
+                              113, 139, 150, 192, 193, 260, 320, 384, 385, 505, 512, 520}) {
       const std::int64_t width = full_height_width(rows, e) / e;
       for (std::int64_t cols : {width - 1, width, width + 1, 2 * width - 1, 3 * width + 5}) {
         check_unaligned(full_height({rows, cols, e}), rows * 30 + cols + e);
@@ -941,6 +950,31 @@ TEST(GpuCopyFullHeight, MoreMatricesThanTheGrid) {
   XPOSE_REQUIRE_GPU();
   for (int e : {1, 2, 4, 8, 3, 13})
     check_unaligned(full_height({full_height_least_rows(e) + 1, 3, e, 0, 0, 65535 + 9}), 5400 + e);
+}
+
+// The tile widths the measured rules give (host code: runs without a device too): half width
+// where a tile would fill the budget, 128 bytes for 1-byte elements in
+// 505 to 512 rows, group_tile_for's widths for 3- and 5-byte elements, 128 bytes for their one-step
+// rows, else the widest within the budget.
+TEST(GpuCopyFullHeight, TileWidthsFollowTheMeasuredRules) {
+  using xpose::detail::cuda::full_height_any_size_tile_width;
+  using xpose::detail::cuda::full_height_tile_width;
+  const struct {
+    std::int64_t rows;
+    int e, width;
+  } cases[] = {{96, 1, 256}, {97, 1, 256},  {192, 1, 128}, {184, 1, 256}, {376, 1, 128},
+               {384, 1, 64}, {504, 1, 64},  {505, 1, 128}, {512, 1, 128}, {513, 1, 64},
+               {384, 2, 64}, {512, 2, 64},  {44, 3, 512},  {48, 3, 256},  {49, 3, 512},
+               {52, 5, 512}, {60, 3, 512},  {64, 3, 512},  {65, 3, 256},  {68, 5, 256},
+               {69, 5, 512}, {76, 3, 128},  {77, 5, 256},  {92, 3, 256},  {96, 5, 128},
+               {97, 3, 256}, {108, 5, 256}, {112, 3, 128}, {113, 3, 256}, {65, 7, 512},
+               {100, 7, 256}};
+  for (const auto& c : cases) {
+    const int width = (c.e & (c.e - 1)) == 0
+                          ? full_height_tile_width(c.rows, c.e)
+                          : full_height_any_size_tile_width(c.rows, static_cast<std::size_t>(c.e));
+    EXPECT_EQ(width, c.width) << c.rows << " rows of " << c.e << " bytes";
+  }
 }
 
 // Refused before the device is touched: runs without one too (CI).
