@@ -74,9 +74,10 @@ bool one_step_tile(std::int64_t rows, std::size_t elem_bytes) {
 /// - 21 to 23 (84 to 92 rows), 256 bytes, 128 threads in three steps, eight blocks: 0.927-0.945 /
 ///   0.928-0.961 against 0.868-0.918 / 0.881-0.941;
 /// - 25 to 27 (100 to 108 rows), 256 bytes, 160 threads in three steps, seven blocks:
-///   0.932-0.951 / 0.939-0.941 (100 rows) against 0.890-0.929 / 0.904-0.942 (six blocks:
+///   0.932-0.952 / 0.939-0.941 (100 rows) against 0.890-0.929 / 0.904-0.942 (six blocks:
 ///   0.906-0.940).
-/// Elsewhere (16, 18, 19, 24, 28 to 32 groups) the tiles before were ahead or within 0.008. The
+/// Elsewhere (16, 18, 19, 24, 28, 30 and 32 groups; 29 and 31 not measured) the tiles before were
+/// ahead or within 0.008. The
 /// same candidates ran 0.02-0.1 behind where their last load step was under 5/6 full or took four
 /// steps.
 struct group_tile {

@@ -328,14 +328,14 @@ struct copy_any_size_columns_32_policy
 /// the H100 (twenty-eighth session, docs/performance.md; scratch harness, L2 evicted, x copy, two
 /// rounds each): 1000001 x 128 0.933-0.935 against 0.891-0.895, 1000001 x 96 0.932-0.934 against
 /// 0.898-0.899, 700001 x 128 0.926-0.928 against 0.897-0.899, 1000001 x 127 0.924-0.925 (six
-/// blocks) against 0.883-0.885; six blocks per SM 0.001-0.006 behind seven, five 0.07-0.08
+/// blocks) against 0.883-0.885; six blocks per SM level to 0.009 behind seven, five 0.07-0.08
 /// behind; 96 rows of 128 threads and eight blocks 0.002-0.01 behind; 160 or 192 rows, or 192
 /// and 224 threads, 0.01-0.19 behind. Against copy_any_size_halo_policy<3> (42 columns), with
-/// six blocks: where 32 columns fill the columns at least 1/10 better, ahead (1000003 x 256 0.929
-/// -0.930 against 0.917-0.918, x 224 (1/9) 0.928 against 0.919-0.920); less, level or behind
-/// (x 192 (1/12) 0.929-0.930 against 0.927-0.928, 700001 x 320 (1/21) 0.926-0.929 against
-/// 0.932-0.933, 400001 x 512 (1/16) 0.924-0.925 against 0.935, 16385 x 4096 0.897-0.900 against
-/// 0.914-0.920), but x 160 (1/21) 0.930-0.931 against 0.921-0.925.
+/// six blocks: where 32 columns fill the columns at least 1/10 better, ahead (1000003 x 256
+/// 0.928-0.930 against 0.917-0.918, x 224 (1/9) 0.928 against 0.919-0.920); less, level or
+/// behind (x 192 (1/12) 0.928-0.930 against 0.926-0.928, 700001 x 320 (1/21) 0.926-0.929 against
+/// 0.932-0.933, 400001 x 512 (1/16) 0.924-0.925 against 0.935, 16385 x 4096 0.894-0.900 against
+/// 0.912-0.918), but x 160 (1/21) 0.930-0.931 against 0.921-0.925.
 using copy_any_size_3_halo_columns_32_policy = any_size_columns_policy<128, 128, 160, 7, 32>;
 /// copy_any_size for tall matrices (at least three rows a column) of elements of 5 to 15 bytes
 /// whose destination rows start on 32 bytes (any_size_tiles_for's `tall`; 3-byte elements have
