@@ -138,8 +138,8 @@ bool columns_32_down_takes(const copy_args& a, std::size_t elem_bytes, std::int6
 // Where every destination row starts on 32 bytes, 5 to 15 bytes (nineteenth session, H100): at 3
 // rows a column the tall tiles ran 0.003-0.014 ahead for every size, at 2 between 0.007 behind
 // and 0.008 ahead; 96 rows of 128 bytes: copy_any_size_tall_rows_96_policy's comment. Rows off 32
-// bytes: copy_any_size_halo_policy's and copy_any_size_halo_wide_policy's comments; 32 columns
-// for 3 bytes: copy_any_size_3_columns_32_policy's comment.
+// bytes: copy_any_size_halo_policy's and copy_any_size_halo_wide_policy's comments; 32 and 34
+// columns for 3 bytes: copy_any_size_3_columns_32_policy's and the halo ones' comments.
 any_size_tiles any_size_tiles_for(const copy_args& a, std::size_t elem_bytes) {
   const int e = static_cast<int>(elem_bytes);
   // From 6 bytes (halo) and 7 (tall): whether tiles of 128-byte rows fill the columns at least
@@ -148,8 +148,13 @@ any_size_tiles any_size_tiles_for(const copy_args& a, std::size_t elem_bytes) {
       e >= 6 && fills_columns_better(a, narrow_row_bytes / e, wide_row_bytes / e, 10);
   if (!rows_aligned(a.dst, a.ldb, a.dst_stride, a.batch, e, 32)) {
     constexpr std::int64_t halo_3_columns = copy_any_size_halo_policy<3>::tile_bytes / 3;
-    if (e == 3 && a.rows >= 2 * a.cols && fills_columns_better(a, columns_32, halo_3_columns, 10))
-      return any_size_tiles::halo_columns_32;
+    constexpr std::int64_t columns_34 = copy_any_size_3_halo_columns_34_policy::columns;
+    if (e == 3 && a.rows >= 2 * a.cols) {
+      if (fills_columns_better(a, columns_32, halo_3_columns, 10))
+        return any_size_tiles::halo_columns_32;
+      if (fills_columns_better(a, columns_34, halo_3_columns, 10))
+        return any_size_tiles::halo_columns_34;
+    }
     return e < 6 || narrow_rows_fill_better ? any_size_tiles::halo : any_size_tiles::halo_wide;
   }
   if (e == 3) return aligned_3_tiles_for(a);
@@ -195,6 +200,8 @@ void with_any_size_policy(const copy_args& a, std::size_t elem_bytes, F&& f) {
           return f(e, policy_tag<copy_any_size_3_columns_32_policy>{});
         case any_size_tiles::halo_columns_32:
           return f(e, policy_tag<copy_any_size_3_halo_columns_32_policy>{});
+        case any_size_tiles::halo_columns_34:
+          return f(e, policy_tag<copy_any_size_3_halo_columns_34_policy>{});
         default:
           break;
       }

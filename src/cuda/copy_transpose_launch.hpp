@@ -181,7 +181,8 @@ bool super_elements_chosen(const copy_args& a, std::size_t elem_bytes, int word_
 /// over those its tile strips cover, compared between two tile widths.
 /// - where a destination row starts off 32 bytes (the tiles load a halo): for 3 bytes on at least
 ///   two rows a column `halo_columns_32` (copy_any_size_3_halo_columns_32_policy) where 32-column
-///   tiles fill the columns at least 1/10 better than 42-column ones; from 6 bytes `halo_wide`
+///   tiles fill the columns at least 1/10 better than 42-column ones, else `halo_columns_34`
+///   (copy_any_size_3_halo_columns_34_policy) where 34-column ones do; from 6 bytes `halo_wide`
 ///   (copy_any_size_halo_wide_policy, 256-byte tile rows) but where tiles of 128-byte rows fill
 ///   the columns at least 1/10 better; else `halo` (copy_any_size_halo_policy, 128-byte rows);
 /// - 3 bytes, every destination row on 32 bytes: on at least two rows a column `columns_32`
@@ -206,7 +207,8 @@ enum class any_size_tiles {
   columns_64,
   columns_32,
   columns_32_down,
-  halo_columns_32
+  halo_columns_32,
+  halo_columns_34
 };
 any_size_tiles any_size_tiles_for(const copy_args& a, std::size_t elem_bytes);
 /// Whether copy_any_size runs `a` (every destination row on 32 bytes) in the 32-column tiles of

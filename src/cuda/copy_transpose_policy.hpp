@@ -321,8 +321,9 @@ struct copy_any_size_columns_32_policy
                               (E == 3 || E == 5 || E == 10 || E == 11 ? 8 : 4), 32> {
   static_assert(E != 9, "9-byte elements keep copy_any_size_policy<9>: 32 columns ran behind");
 };
-/// copy_any_size's 32-column tiles for 3-byte elements where a destination row starts off 32
-/// bytes (any_size_tiles_for's `halo_columns_32`): 128 rows and a halo of 11, 160 threads that
+/// copy_any_size's narrow halo tiles for 3-byte elements where a destination row starts off 32
+/// bytes, of 32 columns (any_size_tiles_for's `halo_columns_32`) and of 34 (below): 128 rows and
+/// a halo of 11, 160 threads that
 /// load the 139 rows in two steps, seven blocks per SM (about 91 KiB of rows in flight per SM,
 /// against 50 KiB for the one-step 96-row tiles of 224 threads and five blocks they replace). On
 /// the H100 (twenty-eighth session, docs/performance.md; scratch harness, L2 evicted, x copy, two
@@ -336,7 +337,19 @@ struct copy_any_size_columns_32_policy
 /// behind (x 192 (1/12) 0.928-0.930 against 0.926-0.928, 700001 x 320 (1/21) 0.926-0.929 against
 /// 0.932-0.933, 400001 x 512 (1/16) 0.924-0.925 against 0.935, 16385 x 4096 0.894-0.900 against
 /// 0.912-0.918), but x 160 (1/21) 0.930-0.931 against 0.921-0.925.
-using copy_any_size_3_halo_columns_32_policy = any_size_columns_policy<128, 128, 160, 7, 32>;
+template <int COLUMNS>
+using copy_any_size_3_halo_narrow_policy = any_size_columns_policy<128, 128, 160, 7, COLUMNS>;
+using copy_any_size_3_halo_columns_32_policy = copy_any_size_3_halo_narrow_policy<32>;
+/// The same tiles of 34 columns (102-byte tile rows; any_size_tiles_for's `halo_columns_34`), on
+/// at least two rows a column where 32-column tiles do not fill the columns 1/10 better than
+/// 42-column ones but 34-column tiles do. On the H100 (twenty-eighth session, docs/performance.md;
+/// harness, L2 evicted, x copy, two rounds), against copy_any_size_halo_policy<3> (96 x 42, the
+/// library's tiles there): 1000001 x 100 0.916-0.918 against 0.885-0.888, 1000001 x 101
+/// 0.918-0.920 against 0.888-0.891, 700001 x 100 0.895-0.900 against 0.881-0.886; where 34 columns
+/// fill no better, behind (1000001 x 150 0.879-0.881 against 0.921-0.922). 128 x 42 tiles of 160
+/// threads and seven blocks 0.895-0.899 on those 100-column shapes, 34 columns with 128 threads
+/// and eight blocks (96 or 128 rows) 0.852-0.860, 50 columns (256-byte rows) 0.81-0.83.
+using copy_any_size_3_halo_columns_34_policy = copy_any_size_3_halo_narrow_policy<34>;
 /// copy_any_size for tall matrices (at least three rows a column) of elements of 5 to 15 bytes
 /// whose destination rows start on 32 bytes (any_size_tiles_for's `tall`; 3-byte elements have
 /// their own tiles): the columns of copy_any_size_policy<E> on 128 rows for 5- and 6-byte

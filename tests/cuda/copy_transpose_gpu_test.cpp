@@ -550,20 +550,23 @@ TEST(GpuCopyDispatch, AnySizeBoundaries) {
   EXPECT_EQ(skinny_any_size_slab_for(dense_args(5001, 31), 3), 24 * 1024);
   EXPECT_EQ(skinny_any_size_slab_for(dense_args(31, 5001), 5), 24 * 1024);
   // copy_any_size's tiles (any_size_tiles_for): the halo tiles wherever a destination row starts
-  // off 32 bytes (for 3 bytes, 32 columns from two rows a column where those fill the columns 1/10
-  // better than 42; from 6 bytes, 256-byte rows but where 128-byte ones fill the columns 1/10
-  // better); 3 bytes, from two rows a column 96 x 32 where those fill the columns 1/32 better than
-  // 42-column ones, on tiles that walk down from 1024 to 16383 rows 64 x 32 but where 42-column
-  // tiles fill the columns 1/32 better, else 32 x 64 where those fill them 1/8 better than
-  // 42-column ones, else 128 x 42 at least 0.85 full, else 96 x 42; 5 to 15 bytes, the tall tiles
-  // from three rows a column (96 rows of 128 bytes for 5 and 6 bytes where their columns are under
-  // 0.9 full, from 7 where those fill the columns 1/10 better), 32-column tiles but for 9 bytes on
-  // tiles that walk down from 1024 to 8192 rows but where the standard tiles fill the columns 1/32
-  // better, else the standard tiles.
+  // off 32 bytes (for 3 bytes, from two rows a column 32 columns where those fill the columns 1/10
+  // better than 42, else 34 where those do; from 6 bytes, 256-byte rows but where 128-byte ones
+  // fill the columns 1/10 better); 3 bytes, from two rows a column 96 x 32 where those fill the
+  // columns 1/32 better than 42-column ones, on tiles that walk down from 1024 to 16383 rows 64 x
+  // 32 but where 42-column tiles fill the columns 1/32 better, else 32 x 64 where those fill them
+  // 1/8 better than 42-column ones, else 128 x 42 at least 0.85 full, else 96 x 42; 5 to 15 bytes,
+  // the tall tiles from three rows a column (96 rows of 128 bytes for 5 and 6 bytes where their
+  // columns are under 0.9 full, from 7 where those fill the columns 1/10 better), 32-column tiles
+  // but for 9 bytes on tiles that walk down from 1024 to 8192 rows but where the standard tiles
+  // fill the columns 1/32 better, else the standard tiles.
   using detail::cuda::any_size_tiles;
   using detail::cuda::any_size_tiles_for;
   EXPECT_EQ(any_size_tiles_for(dense_args(8193, 8192), 3), any_size_tiles::halo);
-  EXPECT_EQ(any_size_tiles_for(dense_args(1000001, 100), 3), any_size_tiles::halo);
+  EXPECT_EQ(any_size_tiles_for(dense_args(1000001, 100), 3), any_size_tiles::halo_columns_34);
+  EXPECT_EQ(any_size_tiles_for(dense_args(1000001, 65), 3), any_size_tiles::halo_columns_34);
+  EXPECT_EQ(any_size_tiles_for(dense_args(1000001, 150), 3), any_size_tiles::halo);
+  EXPECT_EQ(any_size_tiles_for(dense_args(199, 100), 3), any_size_tiles::halo);  // under 2 : 1
   EXPECT_EQ(any_size_tiles_for(dense_args(1000001, 128), 3), any_size_tiles::halo_columns_32);
   EXPECT_EQ(any_size_tiles_for(dense_args(1000001, 96), 3), any_size_tiles::halo_columns_32);
   EXPECT_EQ(any_size_tiles_for(dense_args(1000001, 192), 3), any_size_tiles::halo);  // 0.09 fuller

@@ -161,9 +161,9 @@ TEST(GpuCopyUnaligned, LargePolicySmallSanitizerShapes) {
 // copy_any_size's tiles for 3-byte elements (any_size_tiles_for picks them): on destination rows
 // that start on 32 bytes copy_any_size_3_rows_128_policy, _rows_96_policy, _columns_64_policy and
 // _columns_32_policy, on rows that do not copy_any_size_halo_policy<3> and
-// copy_any_size_3_halo_columns_32_policy; on small shapes under compute-sanitizer: padded
-// destination rows and tiles cut by both edges, fewer rows than a tile, source rows on 16 bytes
-// and off, strided batches at a misaligned source (and destination matrices off 32 bytes).
+// copy_any_size_3_halo_columns_32_policy and _34_policy; on small shapes under compute-sanitizer:
+// padded destination rows and tiles cut by both edges, fewer rows than a tile, source rows on 16
+// bytes and off, strided batches at a misaligned source (and destination matrices off 32 bytes).
 TEST(GpuCopyUnaligned, AnySize3TilesSmallSanitizerShapes) {
   XPOSE_REQUIRE_GPU();
   using xpose::detail::cuda::any_size_tiles;
@@ -194,6 +194,11 @@ TEST(GpuCopyUnaligned, AnySize3TilesSmallSanitizerShapes) {
       {{200, 96, 3, 0, 201}, any_size_tiles::halo_columns_32},
       {{90, 32, 3}, any_size_tiles::halo_columns_32},
       {{300, 64, 3, 67, 320, 2, 300 * 67 + 5, 64 * 320 + 1, 3}, any_size_tiles::halo_columns_32},
+      {{301, 100, 3}, any_size_tiles::halo_columns_34},
+      {{200, 65, 3, 0, 201}, any_size_tiles::halo_columns_34},
+      {{90, 34, 3}, any_size_tiles::halo_columns_34},
+      {{300, 100, 3, 103, 320, 2, 300 * 103 + 5, 100 * 320 + 1, 3},
+       any_size_tiles::halo_columns_34},
   };
   for (const auto& [c, tiles] : cases) {
     ASSERT_EQ(xpose::detail::cuda::any_size_tiles_for(destination_args(c), 3), tiles)
