@@ -103,8 +103,30 @@ bool launch_group_tile(const copy_args& a, cudaStream_t stream, unsigned regions
   return true;
 }
 
+/// 3-byte elements in wide_3_least_rows to wide_3_most_rows rows take 128-byte tiles (40 to 44
+/// KiB, past tile_budget from 329 rows) of 384 threads (two load steps), three blocks per SM, and,
+/// where a destination row starts off 32 bytes, copy_full_height instead of copy_any_size's halo
+/// tiles (full_height_any_size_chosen). On the H100 (twenty-eighth session, docs/performance.md;
+/// harness, L2 evicted, 128 MiB, two rounds, x copy, against copy_any_size): 324 x 138085
+/// 0.931-0.937 against 0.887-0.888, 330 x 135573 0.936-0.937 against 0.925-0.929, 341 x 131201
+/// 0.930-0.939 against 0.918-0.919, 353 x 126741 0.925-0.926 against 0.915-0.916 (256 threads
+/// and four blocks within 0.015 of 384 either way). Behind copy_any_size on 352 rows (destination
+/// rows on 32 bytes: 0.957-0.958 against 0.970-0.973) and from 360 to 400 rows (0.917-0.965
+/// against 0.929-0.971); at 420 level. 5-byte elements in 321 to 384 rows: within 0.01 of
+/// copy_any_size either way, not taken.
+constexpr std::int64_t wide_3_least_rows = 321, wide_3_most_rows = 353;
+constexpr int wide_3_threads = 384;
+constexpr bool wide_3_tile(std::int64_t rows, std::size_t elem_bytes) {
+  return elem_bytes == 3 && rows >= wide_3_least_rows && rows <= wide_3_most_rows;
+}
+
 template <int E, int W>
 void launch_width(const copy_args& a, cudaStream_t stream, unsigned regions) {
+  if constexpr (E == 3 && W == 128) {
+    if (wide_3_tile(a.rows, E))
+      return launch_full_height_any_size_with<E, full_height_policy<W, wide_3_threads, 3>>(
+          a, stream, regions);
+  }
   if constexpr ((E == 3 || E == 5) && W == 256) {
     if (launch_group_tile<E, W, 96, 10>(a, stream, regions) ||
         launch_group_tile<E, W, 128, 8>(a, stream, regions) ||
@@ -139,7 +161,7 @@ void launch_width(const copy_args& a, cudaStream_t stream, unsigned regions) {
 
 int full_height_any_size_tile_width(std::int64_t rows, std::size_t elem_bytes) {
   if (group_tile_for(rows, elem_bytes).width != 0) return group_tile_for(rows, elem_bytes).width;
-  if (one_step_tile(rows, elem_bytes)) return 128;
+  if (one_step_tile(rows, elem_bytes) || wide_3_tile(rows, elem_bytes)) return 128;
   const std::int64_t padded = (rows + 7) / 8 * 8;
   for (int width = 512; width >= 64; width /= 2)
     if (width * padded <= tile_budget(elem_bytes)) return width;
@@ -154,8 +176,10 @@ bool full_height_any_size_chosen(const copy_args& a, std::size_t elem_bytes, int
   const std::int64_t least_rows = super_elements_aligned(a, elem_bytes, word_bytes)
                                       ? full_height_any_size_least_aligned_rows
                                       : full_height_any_size_least_rows;
-  return copy_any_size_takes(elem_bytes) && a.rows <= a.cols && a.rows >= least_rows &&
-         a.rows <= full_height_any_size_most_rows && !any_size_tiles_full(a, elem_bytes);
+  if (!copy_any_size_takes(elem_bytes) || a.rows > a.cols || a.rows < least_rows) return false;
+  if (wide_3_tile(a.rows, elem_bytes))
+    return !rows_aligned(a.dst, a.ldb, a.dst_stride, a.batch, 3, 32);
+  return a.rows <= full_height_any_size_most_rows && !any_size_tiles_full(a, elem_bytes);
 }
 
 void launch_copy_full_height_any_size(const copy_args& a, std::size_t elem_bytes,

@@ -228,11 +228,13 @@ std::string any_size_tiles_text(const copy_args& a, std::size_t elem_bytes);
 /// the others: the tile takes the widest of 512, 256, 128 and 64 bytes of each
 /// source row that keeps it within 40 KiB of shared memory for 3- and 5-byte elements, 48 KiB for
 /// the others; 3- and 5-byte elements in some load-group counts take measured widths and threads,
-/// and in 76, 93 to 96 and 109 to 112 rows 128 bytes, loaded in one step).
+/// and in 76, 93 to 96 and 109 to 112 rows 128 bytes, loaded in one step; 3-byte elements in 321
+/// to 353 rows 128 bytes, up to 44 KiB).
 /// full_height_any_size_chosen: the out-of-place dispatch runs it (elements of `word_bytes` words)
 /// for wide shapes of full_height_any_size_least_rows (of full_height_any_size_least_aligned_rows
 /// where super_elements_aligned) to full_height_any_size_most_rows rows but where
-/// any_size_tiles_full. Its column strips in `regions` as launch_copy_full_height's.
+/// any_size_tiles_full, and for 3-byte shapes of 321 to 353 rows where a destination row starts
+/// off 32 bytes. Its column strips in `regions` as launch_copy_full_height's.
 constexpr std::int64_t full_height_any_size_least_rows = 48;
 constexpr std::int64_t full_height_any_size_least_aligned_rows = 32;
 constexpr std::int64_t full_height_any_size_most_rows = 320;

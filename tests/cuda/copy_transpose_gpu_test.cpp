@@ -493,6 +493,12 @@ TEST(GpuCopyDispatch, AnySizeBoundaries) {
   EXPECT_TRUE(full_height_any_size_chosen(dense_args(48, 5001), 3, 1));
   EXPECT_TRUE(full_height_any_size_chosen(dense_args(319, 5001), 6, 1));
   EXPECT_FALSE(full_height_any_size_chosen(dense_args(321, 5001), 6, 1));
+  // 3 bytes in 321 to 353 rows where a destination row starts off 32 bytes (not 352 rows).
+  EXPECT_TRUE(full_height_any_size_chosen(dense_args(321, 5001), 3, 1));
+  EXPECT_TRUE(full_height_any_size_chosen(dense_args(353, 5001), 3, 1));
+  EXPECT_FALSE(full_height_any_size_chosen(dense_args(352, 5001), 3, 1));
+  EXPECT_FALSE(full_height_any_size_chosen(dense_args(354, 5001), 3, 1));
+  EXPECT_FALSE(full_height_any_size_chosen(dense_args(330, 5001), 5, 1));
   EXPECT_TRUE(full_height_any_size_chosen(dense_args(100, 100), 7, 1));    // as wide as tall
   EXPECT_FALSE(full_height_any_size_chosen(dense_args(101, 100), 7, 1));   // taller
   EXPECT_FALSE(full_height_any_size_chosen(dense_args(5001, 100), 7, 1));  // tall

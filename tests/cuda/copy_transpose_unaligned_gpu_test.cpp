@@ -845,6 +845,13 @@ TEST(GpuCopyFullHeight, SmallSanitizerShapes) {
         full_height({rows, 203, 1, 207, rows + 3, 2, rows * 207 + 3, 203 * (rows + 3) + 5, 1, 3}),
         2200 + rows);
   }
+  // 3-byte elements in 321 to 353 rows: 128-byte tiles of 384 threads (up to 44 KiB).
+  for (std::int64_t rows : {321, 353}) {
+    check_unaligned(full_height({rows, 301, 3}), 2300 + rows);
+    check_unaligned(
+        full_height({rows, 203, 3, 207, rows + 3, 2, rows * 207 + 3, 203 * (rows + 3) + 5, 3, 1}),
+        2400 + rows);
+  }
   // 3- and 5-byte elements: 128-byte tiles loaded in one step of 160, 192 or 224 threads (76 and
   // 112 rows), and the tiles of group_tile_for in two or three steps of 96, 128 or 160 threads
   // (48 to 108 rows).
@@ -960,20 +967,20 @@ TEST(GpuCopyFullHeight, MoreMatricesThanTheGrid) {
 // The tile widths the measured rules give (host code: runs without a device too): half width
 // where a tile would fill the budget, 128 bytes for 1-byte elements in
 // 505 to 512 rows, group_tile_for's widths for 3- and 5-byte elements, 128 bytes for their one-step
-// rows, else the widest within the budget.
+// rows and for 3-byte elements in 321 to 353 rows, else the widest within the budget.
 TEST(GpuCopyFullHeight, TileWidthsFollowTheMeasuredRules) {
   using xpose::detail::cuda::full_height_any_size_tile_width;
   using xpose::detail::cuda::full_height_tile_width;
   const struct {
     std::int64_t rows;
     int e, width;
-  } cases[] = {{96, 1, 256}, {97, 1, 256},  {192, 1, 128}, {184, 1, 256}, {376, 1, 128},
-               {384, 1, 64}, {504, 1, 64},  {505, 1, 128}, {512, 1, 128}, {513, 1, 64},
-               {384, 2, 64}, {512, 2, 64},  {44, 3, 512},  {48, 3, 256},  {49, 3, 512},
-               {52, 5, 512}, {60, 3, 512},  {64, 3, 512},  {65, 3, 256},  {68, 5, 256},
-               {69, 5, 512}, {76, 3, 128},  {77, 5, 256},  {92, 3, 256},  {96, 5, 128},
-               {97, 3, 256}, {108, 5, 256}, {112, 3, 128}, {113, 3, 256}, {65, 7, 512},
-               {100, 7, 256}};
+  } cases[] = {
+      {96, 1, 256},  {97, 1, 256},  {192, 1, 128}, {184, 1, 256}, {376, 1, 128}, {384, 1, 64},
+      {504, 1, 64},  {505, 1, 128}, {512, 1, 128}, {513, 1, 64},  {384, 2, 64},  {512, 2, 64},
+      {44, 3, 512},  {48, 3, 256},  {49, 3, 512},  {52, 5, 512},  {60, 3, 512},  {64, 3, 512},
+      {65, 3, 256},  {68, 5, 256},  {69, 5, 512},  {76, 3, 128},  {77, 5, 256},  {92, 3, 256},
+      {96, 5, 128},  {97, 3, 256},  {108, 5, 256}, {112, 3, 128}, {113, 3, 256}, {320, 3, 128},
+      {321, 3, 128}, {353, 3, 128}, {354, 3, 64},  {321, 5, 64},  {65, 7, 512},  {100, 7, 256}};
   for (const auto& c : cases) {
     const int width = (c.e & (c.e - 1)) == 0
                           ? full_height_tile_width(c.rows, c.e)
