@@ -110,7 +110,7 @@ bool launch_group_tile(const copy_args& a, cudaStream_t stream, unsigned regions
 /// harness, L2 evicted, 128 MiB, two rounds, x copy, against copy_any_size): 324 x 138085
 /// 0.931-0.937 against 0.887-0.888, 330 x 135573 0.936-0.937 against 0.925-0.929, 341 x 131201
 /// 0.930-0.939 against 0.918-0.919, 353 x 126741 0.925-0.926 against 0.915-0.916 (256 threads
-/// and four blocks within 0.015 of 384 either way). Behind copy_any_size on 352 rows (destination
+/// and four blocks within 0.02 of 384 either way). Behind copy_any_size on 352 rows (destination
 /// rows on 32 bytes: 0.957-0.958 against 0.970-0.973) and from 360 to 400 rows (0.917-0.965
 /// against 0.929-0.971); at 420 level. 5-byte elements in 321 to 384 rows: within 0.01 of
 /// copy_any_size either way, not taken.
