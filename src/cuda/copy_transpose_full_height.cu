@@ -33,11 +33,12 @@ constexpr int full_height_five_blocks_bytes = 38 * 1024;
 constexpr int fewer_steps_threads = 320;
 
 /// 1-byte elements in 505 to 512 rows (a 128-byte-wide tile: full_height_tile_width) take 512
-/// threads, whose two load steps the tile's 1024 load items fill, two blocks per SM. On the H100
-/// (twenty-eighth session, docs/performance.md; harness, L2 evicted, 128 MiB, one round, x copy):
-/// 512 rows 0.964 against 0.928 for the 64-byte tile of 256 threads and five blocks; 480 rows
-/// level (0.951 against 0.947 and 0.936-0.937 against 0.920-0.924), 417 and 450 rows behind
-/// (0.841 and 0.892 against 0.900 and 0.921), where the two steps are 0.82 and 0.88 full.
+/// threads, whose two load steps the tile's 1016 to 1024 load items fill, two blocks per SM. On the
+/// H100 (twenty-eighth session, docs/performance.md; harness, L2 evicted, 128 MiB, one or two
+/// rounds, x copy), against the 64-byte tile of 256 threads and five blocks: 512 rows 0.964-0.969
+/// against 0.928-0.931, 505 and 509 rows 0.905-0.910 against 0.868-0.874; but 504 rows behind
+/// (0.927-0.930 against 0.936-0.938), 480 rows ahead by 0.004-0.017 in two runs, 417 and 450 rows
+/// behind (0.841-0.865 and 0.892 against 0.900-0.908 and 0.921): hence 505 to 512 rows only.
 constexpr std::int64_t two_full_steps_least_rows = 505, two_full_steps_most_rows = 512;
 constexpr int two_full_steps_threads = 512;
 

@@ -77,9 +77,8 @@ bool one_step_tile(std::int64_t rows, std::size_t elem_bytes) {
 ///   0.932-0.952 / 0.939-0.941 (100 rows) against 0.890-0.929 / 0.904-0.942 (six blocks:
 ///   0.906-0.940).
 /// Elsewhere (16, 18, 19, 24, 28, 30 and 32 groups; 29 and 31 not measured) the tiles before were
-/// ahead or within 0.008. The
-/// same candidates ran 0.02-0.1 behind where their last load step was under 5/6 full or took four
-/// steps.
+/// ahead or within 0.008. The same candidates ran 0.02-0.1 behind where their last load step was
+/// under 5/6 full or took four steps.
 struct group_tile {
   int width, threads, blocks;
 };

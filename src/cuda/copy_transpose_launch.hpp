@@ -118,9 +118,8 @@ void launch_copy_unaligned_tiles(const copy_args& a, int word_bytes, bool large,
 /// written by one block; a dense destination as one run per block); word_bytes 1, 2, 4 or 8, rows
 /// that full_height_fits. The tile takes the widest of 512, 256, 128 and 64 bytes of each source
 /// row (full_height_tile_width) that keeps it within full_height_tile_budget bytes of shared
-/// memory (tiles that would fill it take half the width, down to 64 bytes), but
-/// for 1-byte elements in 505 to 512 rows 128 bytes (a 64 KiB tile, two load steps of 512
-/// threads). Its
+/// memory (tiles that would fill it take half the width, down to 64 bytes), but for 1-byte
+/// elements in 505 to 512 rows 128 bytes (a 64 KiB tile, two load steps of 512 threads). Its
 /// column strips are handed out in `regions` interleaved regions (0: full_height_regions'; tests
 /// give others).
 constexpr std::int64_t full_height_tile_budget = 48 * 1024;

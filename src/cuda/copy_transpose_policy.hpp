@@ -323,9 +323,9 @@ struct copy_any_size_columns_32_policy
 };
 /// copy_any_size's narrow halo tiles for 3-byte elements where a destination row starts off 32
 /// bytes, of 32 columns (any_size_tiles_for's `halo_columns_32`) and of 34 (below): 128 rows and
-/// a halo of 11, 160 threads that
-/// load the 139 rows in two steps, seven blocks per SM (about 91 KiB of rows in flight per SM,
-/// against 50 KiB for the one-step 96-row tiles of 224 threads and five blocks they replace). On
+/// a halo of 11, 160 threads that load the 139 rows in two steps, seven blocks per SM (about 91
+/// KiB of rows in flight per SM, against 50 KiB for the one-step 96-row tiles of 224 threads and
+/// five blocks they replace). On
 /// the H100 (twenty-eighth session, docs/performance.md; scratch harness, L2 evicted, x copy, two
 /// rounds each): 1000001 x 128 0.933-0.935 against 0.891-0.895, 1000001 x 96 0.932-0.934 against
 /// 0.898-0.899, 700001 x 128 0.926-0.928 against 0.897-0.899, 1000001 x 127 0.924-0.925 (six

@@ -227,7 +227,7 @@ TEST(Plans, DescribeNamesTheGpuKernel) {
   EXPECT_NE(kernel_line(xpose::plan_copy(dense(100001, 65, 2), 0, 0, gpu)).find("copy_full_width"),
             std::string::npos);
   for (std::size_t e : {3, 7, 12, 15}) {
-    const std::string line = kernel_line(xpose::plan_copy(dense(330, 500, e), 0, 0, gpu));
+    const std::string line = kernel_line(xpose::plan_copy(dense(360, 500, e), 0, 0, gpu));
     EXPECT_NE(line.find("copy_any_size, each " + std::to_string(e) + "-byte element"),
               std::string::npos)
         << line;
@@ -284,9 +284,22 @@ TEST(Plans, DescribeNamesTheGpuKernel) {
               std::string::npos)
         << rows << " " << line;
   }
-  // Past 320 rows, copy_any_size again.
-  EXPECT_NE(kernel_line(xpose::plan_copy(dense(321, 100000, 3), 0, 0, gpu)).find("copy_any_size"),
-            std::string::npos);
+  // Past 320 rows, copy_any_size again, but for 3-byte elements in 321 to 353 rows whose
+  // destination rows start off 32 bytes (352 rows: copy_any_size where they start on 32 bytes at
+  // execute).
+  for (const auto& [rows, e] :
+       {std::pair<std::int64_t, std::size_t>{321, 5}, {354, 3}, {321, 3}, {353, 3}, {352, 3}}) {
+    const std::string line = kernel_line(xpose::plan_copy(dense(rows, 100000, e), 0, 0, gpu));
+    const bool full_height = e == 3 && rows != 352 && rows <= 353;
+    EXPECT_NE(line.find(full_height ? "kernel: copy_full_height" : "kernel: copy_any_size"),
+              std::string::npos)
+        << rows << " " << line;
+  }
+  const std::string rows_352 = kernel_line(xpose::plan_copy(dense(352, 100000, 3), 0, 0, gpu));
+  EXPECT_NE(rows_352.find("when the destination rows start on 32 bytes at execute, else "
+                          "copy_full_height"),
+            std::string::npos)
+      << rows_352;
   // Tall 12-byte shapes of at most 128 columns in rows on 16 / 32 bytes: the super-element
   // kernel's aligned chunks at execute; squares copy_any_size.
   const std::string aligned_twelve =
