@@ -965,12 +965,10 @@ TEST(GpuCopyFullHeight, MoreMatricesThanTheGrid) {
 }
 
 // The tile widths the measured rules give (host code: runs without a device too): half width
-// where a tile would fill the budget, 128 bytes for 1-byte elements in
-// 505 to 512 rows, group_tile_for's widths for 3- and 5-byte elements, 128 bytes for their one-step
-// rows and for 3-byte elements in 321 to 353 rows, else the widest within the budget.
+// where a tile would fill the budget, 128 bytes for 1-byte elements in 505 to 512 rows,
+// group_tile_for's widths for 3- and 5-byte elements, 128 bytes for their one-step rows and for
+// 3-byte elements in 321 to 353 rows, else the widest within the budget.
 TEST(GpuCopyFullHeight, TileWidthsFollowTheMeasuredRules) {
-  using xpose::detail::cuda::full_height_any_size_tile_width;
-  using xpose::detail::cuda::full_height_tile_width;
   const struct {
     std::int64_t rows;
     int e, width;
@@ -981,12 +979,8 @@ TEST(GpuCopyFullHeight, TileWidthsFollowTheMeasuredRules) {
       {65, 3, 256},  {68, 5, 256},  {69, 5, 512},  {76, 3, 128},  {77, 5, 256},  {92, 3, 256},
       {96, 5, 128},  {97, 3, 256},  {108, 5, 256}, {112, 3, 128}, {113, 3, 256}, {320, 3, 128},
       {321, 3, 128}, {353, 3, 128}, {354, 3, 64},  {321, 5, 64},  {65, 7, 512},  {100, 7, 256}};
-  for (const auto& c : cases) {
-    const int width = (c.e & (c.e - 1)) == 0
-                          ? full_height_tile_width(c.rows, c.e)
-                          : full_height_any_size_tile_width(c.rows, static_cast<std::size_t>(c.e));
-    EXPECT_EQ(width, c.width) << c.rows << " rows of " << c.e << " bytes";
-  }
+  for (const auto& c : cases)
+    EXPECT_EQ(full_height_width(c.rows, c.e), c.width) << c.rows << " rows of " << c.e << " bytes";
 }
 
 // Refused before the device is touched: runs without one too (CI).
