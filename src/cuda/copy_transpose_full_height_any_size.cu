@@ -135,6 +135,10 @@ void launch_width(const copy_args& a, cudaStream_t stream, unsigned regions) {
   if constexpr ((E == 3 || E == 5) && W == 512) {
     if (launch_group_tile<E, W, 160, 6>(a, stream, regions)) return;
   }
+  // A group_tile_for entry without its instantiation above would run other tiles unnoticed.
+  if (group_tile_for(a.rows, E).width == W)
+    throw error(status::internal_error, "copy_full_height: no launch for the measured tile of " +
+                                            std::to_string(a.rows) + " rows");
   if constexpr (W == 128 && (E == 3 || E == 5)) {
     if (one_step_tile(a.rows, E)) {
       const std::int64_t items = (a.rows + 3) / 4 * (W / 16);
@@ -159,7 +163,8 @@ void launch_width(const copy_args& a, cudaStream_t stream, unsigned regions) {
 }  // namespace
 
 int full_height_any_size_tile_width(std::int64_t rows, std::size_t elem_bytes) {
-  if (group_tile_for(rows, elem_bytes).width != 0) return group_tile_for(rows, elem_bytes).width;
+  const int group_width = group_tile_for(rows, elem_bytes).width;
+  if (group_width != 0) return group_width;
   if (one_step_tile(rows, elem_bytes) || wide_3_tile(rows, elem_bytes)) return 128;
   const std::int64_t padded = (rows + 7) / 8 * 8;
   for (int width = 512; width >= 64; width /= 2)
