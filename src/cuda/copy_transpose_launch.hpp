@@ -102,17 +102,25 @@ tuned_tiles choose_tuned_tiles(const copy_args& a, int word_bytes);
 /// copy_any_size below).
 void launch_copy_tuned_tiles(const copy_args& a, int word_bytes, tuned_tiles tiles,
                              cudaStream_t stream, int regions = 0);
+/// copy_unaligned's tiles (copy_transpose_policy.hpp): copy_unaligned_policy<E>,
+/// copy_unaligned_large<E>'s policy, or (1-byte elements) copy_unaligned_tall_policy.
+enum class unaligned_tiles { standard, large, tall };
 /// copy_unaligned: rows of any alignment, still with 16-byte global accesses and whole 32-byte
 /// destination sectors; word_bytes 1, 2, 4 or 8. Any shape. Matrices of at least
 /// copy_unaligned_large_bytes and copy_tuned_large_rows rows run copy_unaligned_large's policy
 /// (copy_transpose_policy.hpp), and so do 4-byte ones of at least
 /// copy_unaligned_short_large_bytes whose rows its tiles fill at least 1/16 better
-/// (copy_unaligned_takes_large).
+/// (copy_unaligned_takes_large); 1-byte ones of at least copy_unaligned_large_bytes whose rows
+/// copy_unaligned_tall_policy's tiles fill at least 1/5 better than the standard ones run those
+/// (copy_unaligned_takes_tall).
 void launch_copy_unaligned(const copy_args& a, int word_bytes, cudaStream_t stream);
 bool copy_unaligned_takes_large(const copy_args& a, int word_bytes);
-/// copy_unaligned with copy_unaligned_large's policy (`large`) or the standard one (tests run the
-/// large policy on small shapes), in `regions` (0: tile_regions').
-void launch_copy_unaligned_tiles(const copy_args& a, int word_bytes, bool large,
+bool copy_unaligned_takes_tall(const copy_args& a, int word_bytes);
+/// The tiles launch_copy_unaligned runs `a` in.
+unaligned_tiles choose_unaligned_tiles(const copy_args& a, int word_bytes);
+/// copy_unaligned with the given tiles (tests run the large and tall ones on small shapes; the
+/// tall ones only for word_bytes 1), in `regions` (0: tile_regions').
+void launch_copy_unaligned_tiles(const copy_args& a, int word_bytes, unaligned_tiles tiles,
                                  cudaStream_t stream, int regions = 0);
 /// copy_full_height: short, wide matrices whose tile covers every row (a destination row is
 /// written by one block; a dense destination as one run per block); word_bytes 1, 2, 4 or 8, rows

@@ -1,6 +1,7 @@
 // copy_unaligned: out-of-place transposition of 1-, 2-, 4- and 8-byte elements whose rows do not
 // start on 16 (source) or 32 (destination) bytes (see copy_transpose_unaligned_kernel.cuh), with
-// the policy of the element size, or of copy_unaligned_large for large matrices
+// the policy of the element size, of copy_unaligned_large for large matrices, or for 1-byte
+// elements copy_unaligned_tall_policy on short, wide ones whose rows its tiles fill better
 // (copy_transpose_policy.hpp).
 #include <string>
 
@@ -13,9 +14,21 @@ namespace xpose::detail::cuda {
 namespace {
 
 template <int E>
-void launch_for(const copy_args& a, bool large, cudaStream_t stream, int regions) {
-  if (large)
-    return launch_unaligned_with<E, typename copy_unaligned_large<E>::policy>(a, stream, regions);
+void launch_for(const copy_args& a, unaligned_tiles tiles, cudaStream_t stream, int regions) {
+  switch (tiles) {
+    case unaligned_tiles::large:
+      return launch_unaligned_with<E, typename copy_unaligned_large<E>::policy>(a, stream, regions);
+    case unaligned_tiles::tall:
+      if constexpr (E == 1) {
+        return launch_unaligned_with<1, copy_unaligned_tall_policy>(a, stream, regions);
+      } else {
+        throw error(status::internal_error,
+                    "copy_unaligned: the tall tiles are for 1-byte words, not " +
+                        std::to_string(E) + "-byte ones");
+      }
+    case unaligned_tiles::standard:
+      break;
+  }
   launch_unaligned_with<E, copy_unaligned_policy<E>>(a, stream, regions);
 }
 
@@ -50,21 +63,38 @@ bool copy_unaligned_takes_large(const copy_args& a, int word_bytes) {
   return 16 * a.rows * (standard - large) >= large * standard;
 }
 
-void launch_copy_unaligned(const copy_args& a, int word_bytes, cudaStream_t stream) {
-  launch_copy_unaligned_tiles(a, word_bytes, copy_unaligned_takes_large(a, word_bytes), stream);
+// copy_unaligned_tall_policy says what the rule rests on. On the H100's memory only, as the
+// large 1-byte tiles (the H200 did not run them).
+bool copy_unaligned_takes_tall(const copy_args& a, int word_bytes) {
+  if (word_bytes != 1 || !h100_memory_interface() || a.rows * a.cols < copy_unaligned_large_bytes)
+    return false;
+  const std::int64_t tall = rows_in_whole_tiles(a.rows, copy_unaligned_tall_tile_rows);
+  const std::int64_t standard = rows_in_whole_tiles(a.rows, copy_unaligned_tile_rows<1>);
+  // rows / tall - rows / standard >= 1 / 5
+  return 5 * a.rows * (standard - tall) >= tall * standard;
 }
 
-void launch_copy_unaligned_tiles(const copy_args& a, int word_bytes, bool large,
+unaligned_tiles choose_unaligned_tiles(const copy_args& a, int word_bytes) {
+  if (copy_unaligned_takes_large(a, word_bytes)) return unaligned_tiles::large;
+  if (copy_unaligned_takes_tall(a, word_bytes)) return unaligned_tiles::tall;
+  return unaligned_tiles::standard;
+}
+
+void launch_copy_unaligned(const copy_args& a, int word_bytes, cudaStream_t stream) {
+  launch_copy_unaligned_tiles(a, word_bytes, choose_unaligned_tiles(a, word_bytes), stream);
+}
+
+void launch_copy_unaligned_tiles(const copy_args& a, int word_bytes, unaligned_tiles tiles,
                                  cudaStream_t stream, int regions) {
   switch (word_bytes) {
     case 1:
-      return launch_for<1>(a, large, stream, regions);
+      return launch_for<1>(a, tiles, stream, regions);
     case 2:
-      return launch_for<2>(a, large, stream, regions);
+      return launch_for<2>(a, tiles, stream, regions);
     case 4:
-      return launch_for<4>(a, large, stream, regions);
+      return launch_for<4>(a, tiles, stream, regions);
     case 8:
-      return launch_for<8>(a, large, stream, regions);
+      return launch_for<8>(a, tiles, stream, regions);
     default:
       throw error(status::internal_error, "copy_unaligned: word size " +
                                               std::to_string(word_bytes) + " is not 1, 2, 4 or 8");

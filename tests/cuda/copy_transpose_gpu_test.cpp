@@ -213,6 +213,33 @@ TEST(GpuCopyTranspose, ShortUnalignedMatricesTakeLargeTilesThatFillTheRows) {
   check_copy({353, 95100, 4, 95103, 360}, route::copy_tuned, 103);
 }
 
+// On the H100's memory, 1-byte matrices of at least copy_unaligned_large_bytes take
+// copy_unaligned_tall_policy's 352-row tiles where those fill the rows at least 1/5 better than
+// the standard 224-row ones: rows 673-704. Both sides of the rows and of the bytes; 2- and 4-byte
+// elements never; the large rule first. Then the rule's shape through the dispatch against the
+// reference.
+TEST(GpuCopyTranspose, ShortOneByteUnalignedMatricesTakeTallTilesThatFillTheRows) {
+  XPOSE_REQUIRE_GPU();
+  using namespace detail::cuda;
+  const bool h100_memory = xpose::test::has_h100_memory_interface();
+  static_assert(copy_unaligned_large_bytes == std::int64_t{3} << 26);
+  for (const std::int64_t rows : {673, 680, 700, 704})
+    EXPECT_EQ(copy_unaligned_takes_tall(dense_args(rows, 300001), 1), h100_memory) << rows;
+  for (const std::int64_t rows : {600, 650, 672, 705, 720, 900, 1001})
+    EXPECT_FALSE(copy_unaligned_takes_tall(dense_args(rows, 300001), 1)) << rows;
+  EXPECT_FALSE(copy_unaligned_takes_tall(dense_args(700, 287609), 1));  // 292 bytes short
+  EXPECT_EQ(copy_unaligned_takes_tall(dense_args(700, 287610), 1), h100_memory);
+  EXPECT_FALSE(copy_unaligned_takes_tall(dense_args(700, 300001), 2));
+  EXPECT_FALSE(copy_unaligned_takes_tall(dense_args(700, 300001), 4));
+  EXPECT_EQ(choose_unaligned_tiles(dense_args(700, 436912), 1),
+            h100_memory ? unaligned_tiles::tall : unaligned_tiles::standard);
+  EXPECT_EQ(choose_unaligned_tiles(dense_args(16383, 16385), 1),
+            h100_memory ? unaligned_tiles::large : unaligned_tiles::standard);
+  EXPECT_EQ(choose_unaligned_tiles(dense_args(1001, 300001), 1), unaligned_tiles::standard);
+  EXPECT_EQ(choose_copy_kernel(dense_args(700, 287611), 1), copy_kernel::unaligned);
+  check_copy({700, 287611, 1}, route::copy_tuned, 106);
+}
+
 // The large tiles of copy_tuned (1- and 2-byte elements; 4- and 8-byte ones never) and
 // copy_unaligned (1- and 2-byte ones) only where the device has the H100's memory interface;
 // copy_unaligned's 4-byte large tiles on any device. Then both tile sizes through the dispatch

@@ -34,8 +34,10 @@ struct unaligned_case {
   std::int64_t batch = 1, src_stride = 0, dst_stride = 0;
   std::size_t src_offset = 0, dst_offset = 0;  // bytes past a 256-byte aligned allocation
   int skinny_slab_bytes = 0;  // > 0: skinny_any_size with slabs of this size; library_slab: its own
-  bool large_tuned_tiles = false;      // copy_tuned's kernel with copy_tuned_large's tiles
-  bool large_unaligned_tiles = false;  // copy_unaligned with copy_unaligned_large's policy
+  bool large_tuned_tiles = false;  // copy_tuned's kernel with copy_tuned_large's tiles
+  // copy_unaligned with copy_unaligned_large's policy or (1-byte elements) the tall tiles
+  xpose::detail::cuda::unaligned_tiles unaligned_tiles =
+      xpose::detail::cuda::unaligned_tiles::standard;
   int skinny_slabs = -1;     // >= 0: launch_copy_skinny_slabs with this detail::cuda::skinny_slabs
   bool full_height = false;  // copy_full_height
   bool full_width = false;   // copy_full_width
@@ -90,9 +92,9 @@ void check_unaligned(const unaligned_case& c, std::uint64_t seed) {
                                                      ? xpose::detail::cuda::tuned_tiles::large
                                                      : xpose::detail::cuda::tuned_tiles::standard,
                                                  nullptr, c.regions);
-  else if (c.large_unaligned_tiles || (c.regions > 0 && (c.e & (c.e - 1)) == 0 && c.e < 16))
-    xpose::detail::cuda::launch_copy_unaligned_tiles(a, c.e, c.large_unaligned_tiles, nullptr,
-                                                     c.regions);
+  else if (c.unaligned_tiles != xpose::detail::cuda::unaligned_tiles::standard ||
+           (c.regions > 0 && (c.e & (c.e - 1)) == 0 && c.e < 16))
+    xpose::detail::cuda::launch_copy_unaligned_tiles(a, c.e, c.unaligned_tiles, nullptr, c.regions);
   else if (c.skinny_slab_bytes > 0 || c.skinny_slab_bytes == library_slab)
     xpose::detail::cuda::launch_copy_skinny_any_size(
         a, static_cast<std::size_t>(c.e), nullptr,
@@ -152,9 +154,28 @@ TEST(GpuCopyUnaligned, LargePolicySmallSanitizerShapes) {
          {unaligned_case{301, 517, e}, unaligned_case{1001, 259, e},
           unaligned_case{487, 130, e, 131, 512},
           unaligned_case{67, 45, e, 50, 70, 2, 67 * 50 + 3, 45 * 70 + 5, ue, 2 * ue}}) {
-      c.large_unaligned_tiles = true;
+      c.unaligned_tiles = xpose::detail::cuda::unaligned_tiles::large;
       check_unaligned(c, 500 + e + c.rows);
     }
+  }
+}
+
+// copy_unaligned_tall_policy's tiles (1-byte elements; 352 rows of 256 bytes and a halo of 32
+// rows), which the dispatch takes only on matrices of 192 MiB and more, on small shapes under
+// compute-sanitizer: fewer rows than a tile, the rule's 700 rows (two tile rows), one row past a
+// tile and its halo, columns past one tile, padded rows with destination rows on 32 bytes, a
+// strided batch at misaligned pointers, tiles in three interleaved regions.
+TEST(GpuCopyUnaligned, TallTilesSmallSanitizerShapes) {
+  XPOSE_REQUIRE_GPU();
+  using xpose::detail::cuda::unaligned_tiles;
+  unaligned_case in_regions{701, 257, 1};
+  in_regions.regions = 3;
+  for (unaligned_case c :
+       {unaligned_case{301, 517, 1}, unaligned_case{700, 601, 1}, unaligned_case{385, 259, 1},
+        unaligned_case{680, 300, 1, 305, 704},
+        unaligned_case{67, 45, 1, 50, 70, 2, 67 * 50 + 3, 45 * 70 + 5, 1, 2}, in_regions}) {
+    c.unaligned_tiles = unaligned_tiles::tall;
+    check_unaligned(c, 520 + c.rows + c.cols);
   }
 }
 
