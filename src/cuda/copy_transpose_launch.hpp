@@ -116,8 +116,10 @@ enum class unaligned_tiles { standard, large, tall };
 void launch_copy_unaligned(const copy_args& a, int word_bytes, cudaStream_t stream);
 bool copy_unaligned_takes_large(const copy_args& a, int word_bytes);
 bool copy_unaligned_takes_tall(const copy_args& a, int word_bytes);
-/// The tiles launch_copy_unaligned runs `a` in.
+/// The tiles launch_copy_unaligned runs `a` in, and for a plan's text: "tiles of R rows x W bytes
+/// and a halo of H rows".
 unaligned_tiles choose_unaligned_tiles(const copy_args& a, int word_bytes);
+std::string unaligned_tiles_text(const copy_args& a, int word_bytes);
 /// copy_unaligned with the given tiles (tests run the large and tall ones on small shapes; the
 /// tall ones only for word_bytes 1), in `regions` (0: tile_regions').
 void launch_copy_unaligned_tiles(const copy_args& a, int word_bytes, unaligned_tiles tiles,

@@ -4,6 +4,7 @@
 // elements copy_unaligned_tall_policy on short, wide ones whose rows its tiles fill better
 // (copy_transpose_policy.hpp).
 #include <string>
+#include <type_traits>
 
 #include "cuda/copy_transpose_launch.hpp"
 #include "cuda/copy_transpose_policy.hpp"
@@ -30,6 +31,45 @@ void launch_for(const copy_args& a, unaligned_tiles tiles, cudaStream_t stream, 
       break;
   }
   launch_unaligned_with<E, copy_unaligned_policy<E>>(a, stream, regions);
+}
+
+/// f(std::integral_constant<int, E>{}) for word_bytes = E, the word sizes copy_unaligned takes.
+template <class F>
+decltype(auto) with_unaligned_word(int word_bytes, F&& f) {
+  switch (word_bytes) {
+    case 1:
+      return f(std::integral_constant<int, 1>{});
+    case 2:
+      return f(std::integral_constant<int, 2>{});
+    case 4:
+      return f(std::integral_constant<int, 4>{});
+    case 8:
+      return f(std::integral_constant<int, 8>{});
+    default:
+      throw error(status::internal_error, "copy_unaligned: word size " +
+                                              std::to_string(word_bytes) + " is not 1, 2, 4 or 8");
+  }
+}
+
+/// "tiles of R rows x W bytes and a halo of H rows" for Policy's tiles of E-byte words.
+template <int E, class Policy>
+std::string tiles_text() {
+  using tile_t = unaligned_tile<E, Policy>;
+  return "tiles of " + std::to_string(tile_t::R) + " rows x " + std::to_string(tile_t::W) +
+         " bytes and a halo of " + std::to_string(tile_t::smem_rows - tile_t::R) + " rows";
+}
+
+template <int E>
+std::string tiles_text_for(unaligned_tiles tiles) {
+  switch (tiles) {
+    case unaligned_tiles::large:
+      return tiles_text<E, typename copy_unaligned_large<E>::policy>();
+    case unaligned_tiles::tall:
+      return tiles_text<1, copy_unaligned_tall_policy>();  // chosen for 1-byte words only
+    case unaligned_tiles::standard:
+      break;
+  }
+  return tiles_text<E, copy_unaligned_policy<E>>();
 }
 
 }  // namespace
@@ -63,8 +103,8 @@ bool copy_unaligned_takes_large(const copy_args& a, int word_bytes) {
   return 16 * a.rows * (standard - large) >= large * standard;
 }
 
-// copy_unaligned_tall_policy says what the rule rests on. On the H100's memory only, as the
-// large 1-byte tiles (the H200 did not run them).
+// copy_unaligned_tall_policy says what the rule rests on. On the H100's memory only: not measured
+// on the H200, where the large 1-byte tiles ran behind.
 bool copy_unaligned_takes_tall(const copy_args& a, int word_bytes) {
   if (word_bytes != 1 || !h100_memory_interface() || a.rows * a.cols < copy_unaligned_large_bytes)
     return false;
@@ -80,25 +120,20 @@ unaligned_tiles choose_unaligned_tiles(const copy_args& a, int word_bytes) {
   return unaligned_tiles::standard;
 }
 
+std::string unaligned_tiles_text(const copy_args& a, int word_bytes) {
+  const unaligned_tiles tiles = choose_unaligned_tiles(a, word_bytes);
+  return with_unaligned_word(word_bytes,
+                             [&](auto e) { return tiles_text_for<decltype(e)::value>(tiles); });
+}
+
 void launch_copy_unaligned(const copy_args& a, int word_bytes, cudaStream_t stream) {
   launch_copy_unaligned_tiles(a, word_bytes, choose_unaligned_tiles(a, word_bytes), stream);
 }
 
 void launch_copy_unaligned_tiles(const copy_args& a, int word_bytes, unaligned_tiles tiles,
                                  cudaStream_t stream, int regions) {
-  switch (word_bytes) {
-    case 1:
-      return launch_for<1>(a, tiles, stream, regions);
-    case 2:
-      return launch_for<2>(a, tiles, stream, regions);
-    case 4:
-      return launch_for<4>(a, tiles, stream, regions);
-    case 8:
-      return launch_for<8>(a, tiles, stream, regions);
-    default:
-      throw error(status::internal_error, "copy_unaligned: word size " +
-                                              std::to_string(word_bytes) + " is not 1, 2, 4 or 8");
-  }
+  with_unaligned_word(word_bytes,
+                      [&](auto e) { launch_for<decltype(e)::value>(a, tiles, stream, regions); });
 }
 
 }  // namespace xpose::detail::cuda

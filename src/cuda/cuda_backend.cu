@@ -229,8 +229,8 @@ std::string kernel_choice_text(const stage& s) {
   }
   return "copy_unaligned, the leading dimensions leaving rows unaligned: rows shifted in "
          "registers and kept column by column in shared memory, whole 32-byte destination "
-         "sectors" +
-         words;
+         "sectors, " +
+         unaligned_tiles_text(at_best, w) + words;
 }
 
 }  // namespace

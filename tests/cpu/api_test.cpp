@@ -219,6 +219,18 @@ TEST(Plans, DescribeNamesTheGpuKernel) {
   // 1-byte rows of 8208 bytes start 16 bytes into a 32-byte sector: copy_unaligned.
   EXPECT_NE(kernel_line(xpose::plan_copy(dense(8176, 8208, 1), 0, 0, gpu)).find("copy_unaligned"),
             std::string::npos);
+  // copy_unaligned names its tiles: the large ones for 4-byte elements from 192 MiB (on any
+  // device), the 8-byte ones, the standard 1-byte ones below 192 MiB.
+  for (const auto& [rows, cols, e, tiles] :
+       {std::tuple<std::int64_t, std::int64_t, std::size_t, const char*>{
+            10007, 7001, 4, "tiles of 120 rows x 256 bytes and a halo of 8 rows"},
+        {10007, 7001, 8, "tiles of 60 rows x 512 bytes and a halo of 4 rows"},
+        {8176, 8208, 1, "tiles of 224 rows x 128 bytes and a halo of 32 rows"}}) {
+    const std::string line = kernel_line(xpose::plan_copy(dense(rows, cols, e), 0, 0, gpu));
+    EXPECT_NE(line.find(std::string("sectors, ") + tiles + " (pointers aligned to"),
+              std::string::npos)
+        << line;
+  }
   EXPECT_NE(kernel_line(xpose::plan_copy(dense(16, 100000, 2), 0, 0, gpu)).find("skinny slabs"),
             std::string::npos);
   // Short, wide and tall, narrow ones whose tiles would cut the rows or be mostly empty.

@@ -236,6 +236,9 @@ TEST(GpuCopyTranspose, ShortOneByteUnalignedMatricesTakeTallTilesThatFillTheRows
   EXPECT_EQ(choose_unaligned_tiles(dense_args(16383, 16385), 1),
             h100_memory ? unaligned_tiles::large : unaligned_tiles::standard);
   EXPECT_EQ(choose_unaligned_tiles(dense_args(1001, 300001), 1), unaligned_tiles::standard);
+  EXPECT_EQ(unaligned_tiles_text(dense_args(700, 436912), 1),
+            h100_memory ? "tiles of 352 rows x 256 bytes and a halo of 32 rows"
+                        : "tiles of 224 rows x 128 bytes and a halo of 32 rows");
   EXPECT_EQ(choose_copy_kernel(dense_args(700, 287611), 1), copy_kernel::unaligned);
   check_copy({700, 287611, 1}, route::copy_tuned, 106);
 }
