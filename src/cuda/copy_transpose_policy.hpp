@@ -190,18 +190,18 @@ struct copy_unaligned_large<4> {
 /// whose rows they fill at least 1/5 better than the standard 224-row tiles
 /// (copy_unaligned_takes_tall: 673 to 704 rows, two tile rows where the standard tiles take four,
 /// the last nearly empty). On the H100 (twenty-ninth session, docs/performance.md; harness, L2
-/// evicted, x copy, two rounds each in runs 3 and 4), against the standard tiles: 700 x 436912
+/// evicted, x copy, two rounds in run 3, run 4 or both), against the standard tiles: 700 x 436912
 /// 0.916-0.921 against 0.898-0.902, 680 x 394752 0.925-0.928 against 0.912-0.915, 690 x 389001
 /// 0.909-0.910 against 0.883-0.886, 704 x 381301 0.936-0.938 against 0.920-0.923, 700 x 383473
 /// 0.911-0.918 against 0.904-0.908; level on 673 x 398841 (0.883-0.888 against 0.881-0.882) and
 /// 700 x 383472 (0.915-0.920 against 0.919-0.922). At 128 MiB they ran ahead on 680 x 197381
 /// (0.914-0.915 against 0.899-0.901) and 690 x 194561 (0.887-0.889 against 0.880-0.881) but
 /// behind on 700 x 191741 (0.884-0.887 against 0.901-0.903), so the rule starts at 192 MiB, as
-/// the large one. Behind where they fill no better: 720 rows 0.821-0.841 against 0.928-0.939
-/// (three tile rows), 672 0.933 against 0.957, 650 0.901-0.910 against 0.926-0.934, 600
-/// 0.924-0.926 against 0.946-0.948, 900 0.924-0.925 against 0.941-0.942, 1001 0.918-0.928 against
-/// 0.923-0.937, 560 and 760-1300 0.014-0.07 behind. The same tiles 128 bytes wide ran 0.77-0.91
-/// on those shapes.
+/// the large one, between those and the 256-291 MiB of the shapes above. Behind where they fill no
+/// better: 720 rows 0.821-0.841 against 0.928-0.939 (three tile rows), 672 0.933 against 0.957, 650
+/// 0.901-0.910 against 0.926-0.934, 600 0.924-0.926 against 0.946-0.948, 900 0.924-0.925 against
+/// 0.941-0.942, 1001 0.918-0.928 against 0.923-0.937, 560 and 760-1300 0.014-0.07 behind. The same
+/// tiles 128 bytes wide ran 0.77-0.91 on those shapes.
 using copy_unaligned_tall_policy = unaligned_policy<22, 256, 512, 2>;
 /// The rows one copy_unaligned tile owns (row blocks of 16 / E rows): standard, large, and the
 /// 1-byte tall tiles.

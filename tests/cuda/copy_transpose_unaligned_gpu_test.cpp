@@ -7,12 +7,12 @@
 // copy_full_height (copy_transpose_full_height_kernel.cuh, 1-, 2-, 4- and 8-byte elements, and
 // copy_transpose_full_height_any_size_kernel.cuh, 3 to 15 bytes), copy_full_width
 // (copy_transpose_full_width_kernel.cuh), copy_tuned's large tiles, copy_unaligned's large
-// policy and copy_any_size's 3-byte, tall and halo tiles on small shapes, the tile kernels in
-// interleaved regions (tile_regions) and copy_full_height's strips in them, against the host
-// reference on random data: odd dimensions, padded rows, misaligned base pointers, destination rows
-// starting anywhere in a 32-byte sector, batches, shapes smaller and larger than a tile or slab,
-// more tile rows and matrices than the grid's y and z take; poisoned destinations (gaps between
-// rows and matrices must stay poisoned).
+// policy and 1-byte tall tiles, and copy_any_size's 3-byte, tall and halo tiles on small shapes,
+// the tile kernels in interleaved regions (tile_regions) and copy_full_height's strips in them,
+// against the host reference on random data: odd dimensions, padded rows, misaligned base pointers,
+// destination rows starting anywhere in a 32-byte sector, batches, shapes smaller and larger than a
+// tile or slab, more tile rows and matrices than the grid's y and z take; poisoned destinations
+// (gaps between rows and matrices must stay poisoned).
 #include <gtest/gtest.h>
 
 #include <cstdint>
