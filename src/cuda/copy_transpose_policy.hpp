@@ -197,11 +197,12 @@ struct copy_unaligned_large<4> {
 /// 700 x 383472 (0.915-0.920 against 0.919-0.922). At 128 MiB they ran ahead on 680 x 197381
 /// (0.914-0.915 against 0.899-0.901) and 690 x 194561 (0.887-0.889 against 0.880-0.881) but
 /// behind on 700 x 191741 (0.884-0.887 against 0.901-0.903), so the rule starts at 192 MiB, as
-/// the large one, between those and the 256-291 MiB of the shapes above. Behind where they fill no
-/// better: 720 rows 0.821-0.841 against 0.928-0.939 (three tile rows), 672 0.933 against 0.957, 650
-/// 0.901-0.910 against 0.926-0.934, 600 0.924-0.926 against 0.946-0.948, 900 0.924-0.925 against
-/// 0.941-0.942, 1001 0.918-0.928 against 0.923-0.937, 560 and 760-1300 0.014-0.07 behind. The same
-/// tiles 128 bytes wide ran 0.77-0.91 on those shapes.
+/// the large one; from 192 to 256 MiB (run 10) they ran ahead by 0.004-0.02 (700 x 287611,
+/// 700 x 300001, 690 x 300001, 704 x 290001, 700 x 340001, 677 x 320001, 696 x 350001). Behind
+/// where they fill no better: 720 rows 0.821-0.841 against 0.928-0.939 (three tile rows), 672 0.933
+/// against 0.957, 650 0.901-0.910 against 0.926-0.934, 600 0.924-0.926 against 0.946-0.948, 900
+/// 0.924-0.925 against 0.941-0.942, 1001 0.918-0.928 against 0.923-0.937, 560 and 760-1300
+/// 0.014-0.07 behind. The same tiles 128 bytes wide ran 0.77-0.91 on those shapes.
 using copy_unaligned_tall_policy = unaligned_policy<22, 256, 512, 2>;
 /// The rows one copy_unaligned tile owns (row blocks of 16 / E rows): standard, large, and the
 /// 1-byte tall tiles.
