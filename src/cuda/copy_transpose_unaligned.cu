@@ -33,22 +33,16 @@ void launch_for(const copy_args& a, unaligned_tiles tiles, cudaStream_t stream, 
   launch_unaligned_with<E, copy_unaligned_policy<E>>(a, stream, regions);
 }
 
-/// f(std::integral_constant<int, E>{}) for word_bytes = E, the word sizes copy_unaligned takes.
+/// with_word for the word sizes copy_unaligned takes: all of with_word's but 16.
 template <class F>
 decltype(auto) with_unaligned_word(int word_bytes, F&& f) {
-  switch (word_bytes) {
-    case 1:
-      return f(std::integral_constant<int, 1>{});
-    case 2:
-      return f(std::integral_constant<int, 2>{});
-    case 4:
-      return f(std::integral_constant<int, 4>{});
-    case 8:
-      return f(std::integral_constant<int, 8>{});
-    default:
-      throw error(status::internal_error, "copy_unaligned: word size " +
-                                              std::to_string(word_bytes) + " is not 1, 2, 4 or 8");
-  }
+  using result = decltype(f(std::integral_constant<int, 1>{}));
+  return with_word(word_bytes, "copy_unaligned", [&](auto e) -> result {
+    if constexpr (decltype(e)::value == 16)
+      throw error(status::internal_error, "copy_unaligned: word size 16 is not 1, 2, 4 or 8");
+    else
+      return f(e);
+  });
 }
 
 /// "tiles of R rows x W bytes and a halo of H rows" for Policy's tiles of E-byte words.
