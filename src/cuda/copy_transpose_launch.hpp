@@ -91,15 +91,18 @@ copy_kernel choose_copy_kernel(const copy_args& a, int word_bytes);
 /// copy_tuned: Hopper-tuned tiles, 16-byte accesses, policy per element size and matrix size;
 /// runs the kernel choose_copy_kernel names.
 void launch_copy_tuned(const copy_args& a, int word_bytes, cudaStream_t stream);
-/// copy_tuned's tiles: the element size's (copy_tuned_policy) or, for some large matrices of 1-
-/// and 2-byte elements, copy_tuned_large's (choose_tuned_tiles says which; for other element
-/// sizes the large tiles are the standard ones).
-enum class tuned_tiles { standard, large };
+/// copy_tuned's tiles: the element size's (copy_tuned_policy), for some large matrices of 1- and
+/// 2-byte elements copy_tuned_large's (for other element sizes the large tiles are the standard
+/// ones), or for 4- and 8-byte matrices made of whole tiles the lean kernel's copy_tuned_whole
+/// (choose_tuned_tiles says which).
+enum class tuned_tiles { standard, large, whole };
 tuned_tiles choose_tuned_tiles(const copy_args& a, int word_bytes);
 /// copy_tuned's kernel with the given tiles (launch_copy_tuned passes choose_tuned_tiles'; tests
-/// run the large tiles on small shapes), its tiles handed out in `regions` interleaved regions (0:
-/// tile_regions'; tests give others, as to the launchers of copy_unaligned, copy_sectors and
-/// copy_any_size below).
+/// run the large and whole tiles on small shapes), its tiles handed out in `regions` interleaved
+/// regions (0: tile_regions'; tests give others, as to the launchers of copy_unaligned,
+/// copy_sectors and copy_any_size below). The whole tiles take no regions, and throw
+/// internal_error on element sizes other than 4 and 8 and on matrices not made of them
+/// (whole_tiles_fit).
 void launch_copy_tuned_tiles(const copy_args& a, int word_bytes, tuned_tiles tiles,
                              cudaStream_t stream, int regions = 0);
 /// copy_unaligned's tiles (copy_transpose_policy.hpp): copy_unaligned_policy<E>,

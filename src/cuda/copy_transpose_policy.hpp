@@ -94,6 +94,39 @@ struct copy_tuned_large<2> {
   using policy = tile_policy<128, 128, 256, 4>;
 };
 
+/// copy_tuned_whole<E>: the tiles of copy_transpose_whole_tiles_kernel, copy_tuned's lean kernel
+/// for matrices made of whole tiles whose rows all start on 16 bytes (one tile per block, no
+/// edge paths, 32-bit offsets: 29-32 registers against the standard kernel's 62, so that a
+/// thread needs no more than full occupancy leaves it), taken by 4- and 8-byte matrices of at
+/// most `most_bytes` (the batch's) whose tiles walk down (choose_tuned_tiles). 4-byte elements:
+/// tiles of 32 rows x 256 bytes, 256 threads, eight blocks per SM; 8-byte ones: 32 x 256 bytes,
+/// 512 threads, four blocks per SM. On the H100 (thirtieth session, docs/performance.md; harness,
+/// L2 evicted before each launch, x copy), against the standard kernel's 64 x 256-byte tiles of
+/// 256 threads, four blocks per SM, and cuBLAS geam: 4-byte 4096^2 0.938-0.957 (eight rounds,
+/// mean 0.950) against 0.937-0.946 (mean 0.942) and sgeam's 0.940-0.964 (mean 0.951), 4096 x
+/// 8192 0.953-0.956 against 0.952-0.953; 8-byte 4096^2 0.967-0.968 against 0.960 (dgeam
+/// 0.951-0.956), 4096 x 8192 0.969-0.972 against 0.964-0.965. At 256 MiB and more the two were
+/// level or the whole tiles behind (4-byte 8192^2 0.961-0.962 against 0.960-0.963, 16384 x 8192
+/// 0.963-0.964 against 0.966-0.968; 8-byte 8192^2 0.970-0.973 against 0.970-0.972), hence the
+/// caps. Eight blocks of 64 x 256-byte tiles (32 registers) ran level with the standard kernel,
+/// 16-row tiles of 128 threads and 512-byte tile rows behind.
+template <int E>
+struct copy_tuned_whole {
+  static constexpr bool taken = false;
+};
+template <>
+struct copy_tuned_whole<4> {
+  static constexpr bool taken = true;
+  using policy = tile_policy<32, 256, 256, 8>;
+  static constexpr std::int64_t most_bytes = std::int64_t{1} << 27;
+};
+template <>
+struct copy_tuned_whole<8> {
+  static constexpr bool taken = true;
+  using policy = tile_policy<32, 256, 512, 4>;
+  static constexpr std::int64_t most_bytes = std::int64_t{1} << 28;
+};
+
 /// Square tile swap: square tiles (tile_rows == tile_bytes / E), two per block.
 template <int E>
 struct square_tile_policy;

@@ -1,14 +1,15 @@
 // copy_tuned: out-of-place transposition tuned for Hopper (seed slides 001, "more work per
 // thread", with 16-byte loads and stores and a swizzled shared-memory tile; see
 // shared_tile_transpose.cuh and copy_transpose_tuned_kernel.cuh). The launcher picks the
-// policy of the element size and, for 1- and 2-byte elements, of the matrix size
-// (copy_transpose_policy.hpp) at run time. Assumes element-aligned pointers. Skinny shapes
-// (fewer columns than copy_tuned_policy's tile, or fewer rows and tiles too empty: choose_for)
-// go to copy_transpose_skinny.cu, short, wide ones that tiles would cut to
-// copy_transpose_full_height_kernel.cuh, tall, narrow ones whose column tiles would be too empty
-// to copy_transpose_full_width_kernel.cuh, other row alignments to
+// policy of the element size and, for 1- and 2-byte elements, of the matrix size, and for 4- and
+// 8-byte matrices made of whole tiles the lean kernel (copy_transpose_policy.hpp) at run time.
+// Assumes element-aligned pointers. Skinny shapes (fewer columns than copy_tuned_policy's tile, or
+// fewer rows and tiles too empty: choose_for) go to copy_transpose_skinny.cu, short, wide ones that
+// tiles would cut to copy_transpose_full_height_kernel.cuh, tall, narrow ones whose column tiles
+// would be too empty to copy_transpose_full_width_kernel.cuh, other row alignments to
 // copy_transpose_unaligned_kernel.cuh.
 #include <cstdint>
+#include <string>
 #include <type_traits>
 
 #include "cuda/copy_transpose_launch.hpp"
@@ -185,21 +186,44 @@ copy_kernel choose_for(const copy_args& a) {
   return tiles;
 }
 
-/// The large tiles for matrices of at least copy_tuned_large_bytes and copy_tuned_large_rows rows
-/// (copy_transpose_policy.hpp says why).
+/// The large tiles for matrices of at least copy_tuned_large_bytes and copy_tuned_large_rows rows,
+/// the whole tiles for 4- and 8-byte matrices made of them of at most copy_tuned_whole's bytes
+/// whose rows resonate with no memory period (tile_regions: the whole tiles take no regions);
+/// copy_transpose_policy.hpp says why.
 template <int E>
 tuned_tiles choose_tiles_for(const copy_args& a) {
-  return takes_large_tiles(a.rows, a.cols, E, copy_tuned_large_bytes) &&
-                 !std::is_same_v<typename copy_tuned_large<E>::policy, copy_tuned_policy<E>>
-             ? tuned_tiles::large
-             : tuned_tiles::standard;
+  if (takes_large_tiles(a.rows, a.cols, E, copy_tuned_large_bytes) &&
+      !std::is_same_v<typename copy_tuned_large<E>::policy, copy_tuned_policy<E>>)
+    return tuned_tiles::large;
+  if constexpr (copy_tuned_whole<E>::taken) {
+    if (a.batch * a.rows * a.cols * E <= copy_tuned_whole<E>::most_bytes &&
+        whole_tiles_fit<E, typename copy_tuned_whole<E>::policy>(a) && tile_regions(a, E) == 1)
+      return tuned_tiles::whole;
+  }
+  return tuned_tiles::standard;
 }
 
 template <int E>
 void launch_tiles_for(const copy_args& a, tuned_tiles tiles, cudaStream_t stream, int regions) {
   if (tiles == tuned_tiles::large)
     return launch_tuned_with<E, typename copy_tuned_large<E>::policy>(a, stream, regions);
-  launch_tuned_with<E, copy_tuned_policy<E>>(a, stream, regions);
+  if (tiles == tuned_tiles::standard)
+    return launch_tuned_with<E, copy_tuned_policy<E>>(a, stream, regions);
+  if constexpr (copy_tuned_whole<E>::taken) {
+    using policy = typename copy_tuned_whole<E>::policy;
+    if (!whole_tiles_fit<E, policy>(a) || regions > 1)
+      throw error(status::internal_error,
+                  "copy_tuned's whole tiles: " + std::to_string(a.rows) + " x " +
+                      std::to_string(a.cols) + " " + std::to_string(E) +
+                      "-byte elements are not whole tiles of " + std::to_string(policy::tile_rows) +
+                      " x " + std::to_string(policy::tile_bytes / E) +
+                      " walked down on rows that start on 16 bytes, or regions were asked for");
+    return launch_whole_tiles_with<E, policy>(a, stream);
+  } else {
+    throw error(status::internal_error,
+                "copy_tuned's whole tiles take 4- and 8-byte elements, not " + std::to_string(E) +
+                    "-byte ones");
+  }
 }
 
 }  // namespace
@@ -226,7 +250,8 @@ void launch_copy_tuned(const copy_args& a, int word_bytes, cudaStream_t stream) 
   }
 }
 
-// The large tiles only on the H100's memory, where they were measured ahead: on the H200
+// The large and whole tiles only on the H100's memory, where they were measured ahead (the whole
+// tiles were not measured elsewhere); on the H200
 // (twenty-fourth session, docs/performance.md; x copy, three rounds, large / standard) they ran
 // behind on every shape their rule takes (1-byte 16384^2 0.86-0.87 / 0.93-0.94, 8192 x 32768
 // 0.85-0.87 / 0.94-0.96, 32768 x 8192 0.81 / 0.88; 8-byte 8192^2 0.82 / 0.97, 11584^2 0.80 /

@@ -5,6 +5,8 @@
 // or tile rows (walking across) in `regions` interleaved regions (tile_regions, column_tiles.cuh);
 // the tile pieces are shared_tile_transpose.cuh. Pointers are element-aligned; `src_aligned` /
 // `dst_aligned` say whether every row starts on 16 bytes (then all tiles take the vector paths).
+// copy_transpose_whole_tiles_kernel is its lean form for matrices made of whole tiles on aligned
+// rows (tuned_tiles::whole).
 #pragma once
 
 #include <cstdint>
@@ -91,6 +93,55 @@ void launch_tuned_with(const copy_args& a, cudaStream_t stream, int regions) {
 template <int E, class Policy>
 void launch_tuned_with(const copy_args& a, cudaStream_t stream) {
   launch_tuned_with<E, Policy>(a, stream, 0);
+}
+
+/// copy_tuned's whole tiles (tuned_tiles::whole, copy_tuned_whole in copy_transpose_policy.hpp):
+/// matrices made of whole Policy tiles whose source and destination rows all start on 16 bytes,
+/// their tiles walked down each strip (tiles_walk_down). One tile per block, no edge paths, and
+/// offsets inside a tile in 32 bits (whole_tiles_fit checks that they fit), so that the kernel
+/// fits the 32 registers a thread has at full occupancy.
+template <int E, class Policy>
+__global__ void __launch_bounds__(Policy::threads, Policy::min_blocks)
+    copy_transpose_whole_tiles_kernel(const element_t<E>* __restrict__ src,
+                                      element_t<E>* __restrict__ dst, unsigned lda, unsigned ldb,
+                                      std::int64_t src_stride, std::int64_t dst_stride,
+                                      unsigned tiles_down, unsigned tiles_per_matrix) {
+  using tile_t = shared_tile_transpose<E, Policy::tile_rows, Policy::tile_bytes, Policy::threads>;
+  __shared__ __align__(16) unsigned char tile[Policy::tile_rows * Policy::tile_bytes];
+  const unsigned b = blockIdx.x / tiles_per_matrix, in_matrix = blockIdx.x % tiles_per_matrix;
+  const unsigned row_tile = in_matrix % tiles_down, col_tile = in_matrix / tiles_down;
+  const std::int64_t r0 = std::int64_t{row_tile} * Policy::tile_rows;
+  const std::int64_t c0 = std::int64_t{col_tile} * tile_t::tile_cols;
+  tile_t::load_whole(tile, src + b * src_stride + r0 * lda + c0, lda);
+  __syncthreads();
+  tile_t::store_whole(tile, dst + b * dst_stride + c0 * ldb + r0, ldb);
+}
+
+/// Whether `a` runs in copy_transpose_whole_tiles_kernel with Policy's tiles: whole tiles, rows
+/// on 16 bytes on both sides, tiles walked down, a tile's offsets and the grid within 31 bits.
+template <int E, class Policy>
+bool whole_tiles_fit(const copy_args& a) {
+  constexpr std::int64_t tile_cols = Policy::tile_bytes / E, most = 0x7fffffff;
+  return a.rows % Policy::tile_rows == 0 && a.cols % tile_cols == 0 &&
+         tiles_walk_down(a.rows, a.cols) &&
+         rows_aligned(a.src, a.lda, a.src_stride, a.batch, E, 16) &&
+         rows_aligned(a.dst, a.ldb, a.dst_stride, a.batch, E, 16) &&
+         a.lda <= most / Policy::tile_rows && a.ldb <= most / tile_cols &&
+         a.rows / Policy::tile_rows * (a.cols / tile_cols) <= most / a.batch;
+}
+
+/// Launches copy_transpose_whole_tiles_kernel on `a`, which whole_tiles_fit<E, Policy>.
+template <int E, class Policy>
+void launch_whole_tiles_with(const copy_args& a, cudaStream_t stream) {
+  const auto tiles_down = static_cast<unsigned>(a.rows / Policy::tile_rows);
+  const auto tiles_per_matrix =
+      static_cast<unsigned>(tiles_down * (a.cols / (Policy::tile_bytes / E)));
+  copy_transpose_whole_tiles_kernel<E, Policy>
+      <<<grid_for(tiles_per_matrix * a.batch), Policy::threads, 0, stream>>>(
+          static_cast<const element_t<E>*>(a.src), static_cast<element_t<E>*>(a.dst),
+          static_cast<unsigned>(a.lda), static_cast<unsigned>(a.ldb), a.src_stride, a.dst_stride,
+          tiles_down, tiles_per_matrix);
+  check_launch("copy_transpose_whole_tiles_kernel launch");
 }
 
 }  // namespace xpose::detail::cuda

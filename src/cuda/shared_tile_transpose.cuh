@@ -197,24 +197,11 @@ struct shared_tile_transpose {
                                     int valid_rows, int valid_cols, bool aligned,
                                     const element* end) {
     if (!aligned) return load_shifted(tile, src, ld, valid_rows, valid_cols);
-    const bool whole = valid_rows == TILE_ROWS && valid_cols == tile_cols;
-    uint4 v[chunks_per_thread];
-    if (whole) {
-#pragma unroll
-      for (int k = 0; k < chunks_per_thread; ++k) {
-        const int idx = threadIdx.x + k * THREADS;
-        const int row = idx / chunks_per_row, chunk = idx % chunks_per_row;
-        v[k] = load_chunk_l2_prefetch(
-            reinterpret_cast<const uint4*>(src + row * ld + chunk * rows_per_vector));
-      }
-#pragma unroll
-      for (int k = 0; k < chunks_per_thread; ++k) {
-        const int idx = threadIdx.x + k * THREADS;
-        const int row = idx / chunks_per_row, chunk = idx % chunks_per_row;
-        *reinterpret_cast<uint4*>(tile + chunk_offset(row, chunk)) = v[k];
-      }
+    if (valid_rows == TILE_ROWS && valid_cols == tile_cols) {
+      load_whole(tile, src, ld);
       return {};
     }
+    uint4 v[chunks_per_thread];
 #pragma unroll
     for (int k = 0; k < chunks_per_thread; ++k) {
       const int idx = threadIdx.x + k * THREADS;
@@ -233,6 +220,27 @@ struct shared_tile_transpose {
         *reinterpret_cast<uint4*>(tile + chunk_offset(row, chunk)) = v[k];
     }
     return {};
+  }
+
+  /// A whole tile of 16-byte aligned rows `ld` elements apart, one vector load per chunk, all of
+  /// a thread's in flight before any reaches shared memory. Index: the type of the offsets
+  /// within the tile (32-bit where the caller knows they fit, which saves registers).
+  template <class Index>
+  __device__ static void load_whole(unsigned char* tile, const element* src, Index ld) {
+    uint4 v[chunks_per_thread];
+#pragma unroll
+    for (int k = 0; k < chunks_per_thread; ++k) {
+      const int idx = threadIdx.x + k * THREADS;
+      const int row = idx / chunks_per_row, chunk = idx % chunks_per_row;
+      v[k] = load_chunk_l2_prefetch(
+          reinterpret_cast<const uint4*>(src + row * ld + chunk * rows_per_vector));
+    }
+#pragma unroll
+    for (int k = 0; k < chunks_per_thread; ++k) {
+      const int idx = threadIdx.x + k * THREADS;
+      const int row = idx / chunks_per_row, chunk = idx % chunks_per_row;
+      *reinterpret_cast<uint4*>(tile + chunk_offset(row, chunk)) = v[k];
+    }
   }
 
   /// The elements of the 16-byte chunk at `p` that lie before `end`; the rest zero.
@@ -290,25 +298,14 @@ struct shared_tile_transpose {
   __device__ static void store_transposed(const unsigned char* tile, element* dst, std::int64_t ld,
                                           int valid_rows, int valid_cols, bool aligned,
                                           row_shifts shifts) {
-    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
     if (!aligned || shifts.first != 0 || shifts.step != 0)
       return store_transposed_shifted(tile, dst, ld, valid_rows, valid_cols, shifts);
     uint4 v[steps_per_warp][columns_per_word];
-#pragma unroll
-    for (int s = 0; s < steps_per_warp; ++s) {
-      const int step = warp + s * warps;
-      const int w = (step % step_strips) * lanes_across_words + lane % lanes_across_words;
-      const int row0 =
-          ((step / step_strips) * lanes_across_rows + lane / lanes_across_words) * rows_per_vector;
-      read_transposed(tile, row0, w, v[s]);
-    }
+    read_steps(tile, v);
     const bool whole = valid_rows == TILE_ROWS && valid_cols == tile_cols;
 #pragma unroll
     for (int s = 0; s < steps_per_warp; ++s) {
-      const int step = warp + s * warps;
-      const int w = (step % step_strips) * lanes_across_words + lane % lanes_across_words;
-      const int row0 =
-          ((step / step_strips) * lanes_across_rows + lane / lanes_across_words) * rows_per_vector;
+      const int w = step_word(s), row0 = step_row(s);
 #pragma unroll
       for (int j = 0; j < columns_per_word; ++j) {
         const int c = w * columns_per_word + j;
@@ -327,6 +324,38 @@ struct shared_tile_transpose {
         }
       }
     }
+  }
+
+  /// The transpose of a whole tile into destination rows on 16 bytes, `ld` elements apart: one
+  /// 16-byte store per output vector. Index as in load_whole.
+  template <class Index>
+  __device__ static void store_whole(const unsigned char* tile, element* dst, Index ld) {
+    uint4 v[steps_per_warp][columns_per_word];
+    read_steps(tile, v);
+#pragma unroll
+    for (int s = 0; s < steps_per_warp; ++s) {
+      const int w = step_word(s), row0 = step_row(s);
+#pragma unroll
+      for (int j = 0; j < columns_per_word; ++j)
+        __stcg(reinterpret_cast<uint4*>(dst + (w * columns_per_word + j) * ld + row0), v[s][j]);
+    }
+  }
+
+  /// A warp's read step s (of steps_per_warp) in the stores: the shared-memory word its lane
+  /// reads, and the first of the P tile rows it reads it from.
+  __device__ static int step_word(int s) {
+    const int step = threadIdx.x / 32 + s * warps, lane = threadIdx.x % 32;
+    return (step % step_strips) * lanes_across_words + lane % lanes_across_words;
+  }
+  __device__ static int step_row(int s) {
+    const int step = threadIdx.x / 32 + s * warps, lane = threadIdx.x % 32;
+    return ((step / step_strips) * lanes_across_rows + lane / lanes_across_words) * rows_per_vector;
+  }
+  /// Every read step's output vectors, all read before any is stored.
+  __device__ static void read_steps(const unsigned char* tile,
+                                    uint4 (&v)[steps_per_warp][columns_per_word]) {
+#pragma unroll
+    for (int s = 0; s < steps_per_warp; ++s) read_transposed(tile, step_row(s), step_word(s), v[s]);
   }
 
   /// Any alignment of the source layout (shifts) and of the destination rows: each

@@ -265,6 +265,53 @@ TEST(GpuCopyTranspose, LargeTilesOnlyWhereMeasuredAhead) {
   check_copy({16383, 8193, 2}, route::copy_tuned, 105);
 }
 
+// On the H100's memory, 4- and 8-byte matrices made of whole copy_tuned_whole tiles (32 x 64 and
+// 32 x 32 elements) walked down, of at most 128 and 256 MiB (the batch's), whose rows resonate
+// with no memory period take the whole tiles; both sides of each line, other element sizes
+// never, misaligned rows never. Then such shapes through the dispatch against the reference:
+// dense, padded rows, a strided batch, column-major.
+TEST(GpuCopyTranspose, WholeTilesForFourAndEightByteMatricesMadeOfThem) {
+  XPOSE_REQUIRE_GPU();
+  using namespace detail::cuda;
+  const tuned_tiles whole =
+      xpose::test::has_h100_memory_interface() ? tuned_tiles::whole : tuned_tiles::standard;
+  const auto tiles = [](std::int64_t rows, std::int64_t cols, int e, std::int64_t batch = 1) {
+    copy_args a = dense_args(rows, cols);
+    a.batch = batch;
+    return choose_tuned_tiles(a, e);
+  };
+  static_assert(std::int64_t{4096} * 8192 * 4 == copy_tuned_whole<4>::most_bytes &&
+                std::int64_t{4096} * 8192 * 8 == copy_tuned_whole<8>::most_bytes);
+  EXPECT_EQ(tiles(4096, 4096, 4), whole);
+  EXPECT_EQ(tiles(4096, 8192, 4), whole);
+  EXPECT_EQ(tiles(4096, 8256, 4), tuned_tiles::standard);  // over 128 MiB
+  EXPECT_EQ(tiles(2048, 2048, 4, 8), whole);
+  EXPECT_EQ(tiles(2048, 2048, 4, 9), tuned_tiles::standard);
+  EXPECT_EQ(tiles(4064, 4160, 4), whole);
+  EXPECT_EQ(tiles(4080, 4096, 4), tuned_tiles::standard);  // rows not whole tiles
+  EXPECT_EQ(tiles(4096, 4100, 4), tuned_tiles::standard);  // columns not whole tiles
+  EXPECT_EQ(tiles(4096, 2048, 4), whole);                  // walked down
+  EXPECT_EQ(tiles(4128, 2048, 4), tuned_tiles::standard);  // walked across
+  EXPECT_EQ(tiles(64, 172032, 4), whole);
+  // Source rows of half the memory's period: the tiles run in regions.
+  EXPECT_EQ(tiles(64, 163840, 4), tuned_tiles::standard);
+  EXPECT_EQ(tiles(4096, 8192, 8), whole);
+  EXPECT_EQ(tiles(4096, 8224, 8), tuned_tiles::standard);  // over 256 MiB
+  EXPECT_EQ(tiles(4096, 4128, 8), whole);
+  EXPECT_EQ(tiles(4096, 4112, 8), tuned_tiles::standard);
+  for (int e : {1, 2, 16}) EXPECT_EQ(tiles(4096, 4096, e), tuned_tiles::standard) << e;
+  copy_args misaligned = dense_args(4096, 4096);
+  misaligned.src = reinterpret_cast<void*>(std::uintptr_t{4});
+  EXPECT_EQ(choose_tuned_tiles(misaligned, 4), tuned_tiles::standard);
+  check_copy({1024, 2048, 4}, route::copy_tuned, 107);
+  check_copy({512, 1024, 8}, route::copy_tuned, 108);
+  check_copy({256, 640, 4, 648, 264}, route::copy_tuned, 109);
+  check_copy({96, 160, 8, 162, 100, 3, 96 * 162 + 2, 160 * 100 + 4}, route::copy_tuned, 110);
+  copy_case column_major{640, 256, 4};
+  column_major.order = storage_order::col_major;
+  check_copy(column_major, route::copy_tuned, 111);
+}
+
 // Short, wide matrices: copy_full_height from its least rows (more for rows copy_unaligned would
 // take than for copy_tuned's) to its most row bytes, where copy_unaligned would take them or
 // copy_tuned's tiles would be less than 3/5 (fewer rows than the tile) or 2/3 (more) full; fewer

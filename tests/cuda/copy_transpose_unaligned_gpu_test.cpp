@@ -17,6 +17,8 @@
 
 #include <cstdint>
 #include <iterator>
+#include <memory>
+#include <optional>
 #include <random>
 #include <vector>
 
@@ -34,14 +36,14 @@ struct unaligned_case {
   std::int64_t batch = 1, src_stride = 0, dst_stride = 0;
   std::size_t src_offset = 0, dst_offset = 0;  // bytes past a 256-byte aligned allocation
   int skinny_slab_bytes = 0;  // > 0: skinny_any_size with slabs of this size; library_slab: its own
-  bool large_tuned_tiles = false;  // copy_tuned's kernel with copy_tuned_large's tiles
+  // copy_tuned's kernel with these tiles (launch_copy_tuned_tiles)
+  std::optional<xpose::detail::cuda::tuned_tiles> tuned_tiles;
   // copy_unaligned with copy_unaligned_large's policy or (1-byte elements) the tall tiles
   xpose::detail::cuda::unaligned_tiles unaligned_tiles =
       xpose::detail::cuda::unaligned_tiles::standard;
   int skinny_slabs = -1;     // >= 0: launch_copy_skinny_slabs with this detail::cuda::skinny_slabs
   bool full_height = false;  // copy_full_height
   bool full_width = false;   // copy_full_width
-  bool tuned_tiles = false;  // copy_tuned's kernel with its standard tiles
   int regions = 0;           // > 0: tiles in this many regions (copy_tuned, copy_unaligned,
                              // copy_sectors, copy_any_size, copy_full_height); 0: the
                              // launcher's (tile_regions, full_height_regions)
@@ -53,29 +55,42 @@ constexpr int library_slab = -1;
 
 constexpr int unaligned_element_sizes[] = {1, 2, 4, 8, 16, 3, 5, 6, 7, 9, 10, 11, 12, 13, 14, 15};
 
-void check_unaligned(const unaligned_case& c, std::uint64_t seed) {
-  const std::int64_t lda = c.lda ? c.lda : c.cols, ldb = c.ldb ? c.ldb : c.rows;
-  const std::int64_t src_stride = c.src_stride ? c.src_stride : c.rows * lda;
-  const std::int64_t dst_stride = c.dst_stride ? c.dst_stride : c.cols * ldb;
-  const std::size_t src_bytes =
-      ((c.batch - 1) * src_stride + (c.rows - 1) * lda + c.cols) * static_cast<std::size_t>(c.e);
-  const std::size_t dst_bytes =
-      ((c.batch - 1) * dst_stride + (c.cols - 1) * ldb + c.rows) * static_cast<std::size_t>(c.e);
-  device_buffer src(src_bytes + c.src_offset), dst(dst_bytes + c.dst_offset);
-  const std::vector<unsigned char> host_src = random_bytes(src_bytes, seed);
-  src.upload(host_src, c.src_offset);
-  dst.poison();
-
+/// A case's buffers, a random source and a poisoned destination, and its launch arguments.
+struct case_buffers {
+  std::int64_t lda, ldb, src_stride, dst_stride;
+  std::size_t src_bytes, dst_bytes;
+  std::unique_ptr<device_buffer> src, dst;
+  std::vector<unsigned char> host_src;
   xpose::detail::cuda::copy_args a;
-  a.src = src.get() + c.src_offset;
-  a.dst = dst.get() + c.dst_offset;
-  a.batch = c.batch;
-  a.rows = c.rows;
-  a.cols = c.cols;
-  a.lda = lda;
-  a.ldb = ldb;
-  a.src_stride = src_stride;
-  a.dst_stride = dst_stride;
+
+  case_buffers(const unaligned_case& c, std::uint64_t seed)
+      : lda(c.lda ? c.lda : c.cols), ldb(c.ldb ? c.ldb : c.rows) {
+    src_stride = c.src_stride ? c.src_stride : c.rows * lda;
+    dst_stride = c.dst_stride ? c.dst_stride : c.cols * ldb;
+    src_bytes =
+        ((c.batch - 1) * src_stride + (c.rows - 1) * lda + c.cols) * static_cast<std::size_t>(c.e);
+    dst_bytes =
+        ((c.batch - 1) * dst_stride + (c.cols - 1) * ldb + c.rows) * static_cast<std::size_t>(c.e);
+    src = std::make_unique<device_buffer>(src_bytes + c.src_offset);
+    dst = std::make_unique<device_buffer>(dst_bytes + c.dst_offset);
+    host_src = random_bytes(src_bytes, seed);
+    src->upload(host_src, c.src_offset);
+    dst->poison();
+    a.src = src->get() + c.src_offset;
+    a.dst = dst->get() + c.dst_offset;
+    a.batch = c.batch;
+    a.rows = c.rows;
+    a.cols = c.cols;
+    a.lda = lda;
+    a.ldb = ldb;
+    a.src_stride = src_stride;
+    a.dst_stride = dst_stride;
+  }
+};
+
+void check_unaligned(const unaligned_case& c, std::uint64_t seed) {
+  const case_buffers b(c, seed);
+  const xpose::detail::cuda::copy_args& a = b.a;
   if (c.full_height && (c.e & (c.e - 1)) != 0)
     xpose::detail::cuda::launch_copy_full_height_any_size(a, static_cast<std::size_t>(c.e), nullptr,
                                                           c.regions);
@@ -86,12 +101,8 @@ void check_unaligned(const unaligned_case& c, std::uint64_t seed) {
   else if (c.skinny_slabs >= 0)
     xpose::detail::cuda::launch_copy_skinny_slabs(
         a, c.e, static_cast<xpose::detail::cuda::skinny_slabs>(c.skinny_slabs), nullptr);
-  else if (c.large_tuned_tiles || c.tuned_tiles)
-    xpose::detail::cuda::launch_copy_tuned_tiles(a, c.e,
-                                                 c.large_tuned_tiles
-                                                     ? xpose::detail::cuda::tuned_tiles::large
-                                                     : xpose::detail::cuda::tuned_tiles::standard,
-                                                 nullptr, c.regions);
+  else if (c.tuned_tiles)
+    xpose::detail::cuda::launch_copy_tuned_tiles(a, c.e, *c.tuned_tiles, nullptr, c.regions);
   else if (c.unaligned_tiles != xpose::detail::cuda::unaligned_tiles::standard ||
            (c.regions > 0 && (c.e & (c.e - 1)) == 0 && c.e < 16))
     xpose::detail::cuda::launch_copy_unaligned_tiles(a, c.e, c.unaligned_tiles, nullptr, c.regions);
@@ -107,16 +118,29 @@ void check_unaligned(const unaligned_case& c, std::uint64_t seed) {
     xpose::detail::cuda::launch_copy_any_size(a, static_cast<std::size_t>(c.e), nullptr, c.regions);
   ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
 
-  std::vector<unsigned char> expected(dst_bytes, poison_byte);
-  reference_batched(host_src.data(), expected.data(), c.batch, c.rows, c.cols, c.e, lda, ldb,
-                    src_stride, dst_stride);
-  const std::int64_t at = first_difference(dst.download(dst_bytes, c.dst_offset), expected);
-  ASSERT_EQ(at, -1) << c.rows << " x " << c.cols << " x " << c.e << " bytes, lda " << lda
-                    << ", ldb " << ldb << ", batch " << c.batch << ", offsets " << c.src_offset
+  std::vector<unsigned char> expected(b.dst_bytes, poison_byte);
+  reference_batched(b.host_src.data(), expected.data(), c.batch, c.rows, c.cols, c.e, b.lda, b.ldb,
+                    b.src_stride, b.dst_stride);
+  const std::int64_t at = first_difference(b.dst->download(b.dst_bytes, c.dst_offset), expected);
+  ASSERT_EQ(at, -1) << c.rows << " x " << c.cols << " x " << c.e << " bytes, lda " << b.lda
+                    << ", ldb " << b.ldb << ", batch " << c.batch << ", offsets " << c.src_offset
                     << "/" << c.dst_offset << ", skinny slab " << c.skinny_slab_bytes
                     << ", skinny slabs " << c.skinny_slabs << ", full height " << c.full_height
                     << ", full width " << c.full_width << ", regions " << c.regions
                     << ": first wrong byte " << at;
+}
+
+/// A case copy_tuned's launcher must refuse with c.tuned_tiles: it throws internal_error and
+/// leaves the destination untouched.
+void expect_tuned_tiles_refused(const unaligned_case& c) {
+  const case_buffers b(c, 7);
+  expect_refused([&] {
+    xpose::detail::cuda::launch_copy_tuned_tiles(b.a, c.e, *c.tuned_tiles, nullptr, c.regions);
+  });
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  const std::vector<unsigned char> untouched(b.dst_bytes, poison_byte);
+  EXPECT_EQ(first_difference(b.dst->download(b.dst_bytes, c.dst_offset), untouched), -1)
+      << c.rows << " x " << c.cols << " x " << c.e << " bytes";
 }
 
 /// A case's shape and destination as a launcher's rules see them (the destination at its offset
@@ -313,17 +337,58 @@ TEST(GpuCopyUnaligned, CopyTunedLargeTilesSmallSanitizerShapes) {
     // The next multiple of 32 bytes above n elements.
     const auto pad = [e](std::int64_t n) { return (n / (32 / e) + 1) * (32 / e); };
     unaligned_case aligned{289, 130, e, pad(130), pad(289)};
-    aligned.large_tuned_tiles = true;
+    aligned.tuned_tiles = xpose::detail::cuda::tuned_tiles::large;
     check_unaligned(aligned, 400 + e);
     unaligned_case few_rows{40, 300, e, pad(300), pad(40)};
-    few_rows.large_tuned_tiles = true;
+    few_rows.tuned_tiles = xpose::detail::cuda::tuned_tiles::large;
     check_unaligned(few_rows, 401 + e);
     unaligned_case odd{301, 517, e};
-    odd.large_tuned_tiles = true;
+    odd.tuned_tiles = xpose::detail::cuda::tuned_tiles::large;
     check_unaligned(odd, 402 + e);
     unaligned_case batch{67, 45, e, 50, 70, 2, 67 * 50 + 3, 45 * 70 + 5, ue, 2 * ue};
-    batch.large_tuned_tiles = true;
+    batch.tuned_tiles = xpose::detail::cuda::tuned_tiles::large;
     check_unaligned(batch, 403 + e);
+  }
+}
+
+// copy_tuned's whole tiles (copy_tuned_whole, 4- and 8-byte elements) on small shapes under
+// compute-sanitizer: one tile, twice as many rows as columns (still walked down), padded rows, a
+// strided batch at pointers on 16 bytes past the allocation's 256. Shapes they do not fit, other
+// element sizes and regions throw internal_error and leave the destination untouched.
+TEST(GpuCopyUnaligned, CopyTunedWholeTilesSmallSanitizerShapes) {
+  XPOSE_REQUIRE_GPU();
+  using xpose::detail::cuda::tuned_tiles;
+  for (int e : {4, 8}) {
+    const std::int64_t rows = 32, cols = 256 / e;  // one tile
+    const std::size_t ue = static_cast<std::size_t>(e);
+    unaligned_case one{rows, cols, e}, tall{2 * cols, cols, e};
+    unaligned_case padded{3 * rows, 5 * cols, e, 5 * cols + 16 / e, 3 * rows + 32 / e};
+    unaligned_case batch{2 * rows,
+                         3 * cols,
+                         e,
+                         3 * cols + 4 * 16 / e,
+                         2 * rows + 16 / e,
+                         3,
+                         2 * rows * (3 * cols + 4 * 16 / e) + 16 / e,
+                         3 * cols * (2 * rows + 16 / e) + 2 * 16 / e,
+                         16,
+                         48};
+    for (unaligned_case* c : {&one, &tall, &padded, &batch}) {
+      c->tuned_tiles = tuned_tiles::whole;
+      check_unaligned(*c, 410 + c->rows + e);
+    }
+    unaligned_case not_whole{rows + 1, cols, e}, across{2 * cols + 32, cols, e},
+        misaligned{rows, cols, e, 0, 0, 1, 0, 0, ue}, in_regions{rows, cols, e};
+    in_regions.regions = 2;
+    for (unaligned_case* c : {&not_whole, &across, &misaligned, &in_regions}) {
+      c->tuned_tiles = tuned_tiles::whole;
+      expect_tuned_tiles_refused(*c);
+    }
+  }
+  for (int e : {1, 2, 16}) {
+    unaligned_case c{64, 256, e};
+    c.tuned_tiles = tuned_tiles::whole;
+    expect_tuned_tiles_refused(c);
   }
 }
 
@@ -432,7 +497,7 @@ TEST(GpuCopyUnaligned, TilesInInterleavedRegions) {
           tall{2000, 256, e, pad(256), pad(2000)};
       unaligned_case odd{301, 2017, e};
       for (unaligned_case* c : {&wide, &tall, &odd}) {
-        c->tuned_tiles = true;
+        c->tuned_tiles = xpose::detail::cuda::tuned_tiles::standard;
         c->regions = regions;
         check_unaligned(*c, 800 + regions * 20 + e);
       }
@@ -514,7 +579,7 @@ TEST(GpuCopyUnaligned, ResonantRowsThroughTheLaunchers) {
   EXPECT_EQ(tile_regions(tall, 4), h100_memory ? 3 : 1);
   check_unaligned({100, 81921, 4}, 950);  // copy_unaligned
   unaligned_case tuned{128, 81920, 4};    // rows on 16 / 32 bytes
-  tuned.tuned_tiles = true;
+  tuned.tuned_tiles = tuned_tiles::standard;
   check_unaligned(tuned, 951);
   check_unaligned({100, 109227, 3}, 952);  // copy_any_size, 4 rows a period
 }
