@@ -96,20 +96,33 @@ struct copy_tuned_large<2> {
 
 /// copy_tuned_whole<E>: the tiles of copy_transpose_whole_tiles_kernel, copy_tuned's lean kernel
 /// for matrices made of whole tiles whose rows all start on 16 bytes (one tile per block, no
-/// edge paths, 32-bit offsets: 29-32 registers against the standard kernel's 62, so that a
-/// thread needs no more than full occupancy leaves it), taken by 4- and 8-byte matrices of at
-/// most `most_bytes` (the batch's) whose tiles walk down (choose_tuned_tiles). 4-byte elements:
+/// edge paths, 32-bit offsets: 22-32 registers against the standard kernel's 62, so that a
+/// thread needs no more than full occupancy leaves it), taken on the H100's memory by 4- and
+/// 8-byte matrices of at most `most_bytes` (the batch's) and copy_tuned_whole_most_aspect rows a
+/// column (choose_tuned_tiles). 4-byte elements:
 /// tiles of 32 rows x 256 bytes, 256 threads, eight blocks per SM; 8-byte ones: 32 x 256 bytes,
 /// 512 threads, four blocks per SM. On the H100 (thirtieth session, docs/performance.md; harness,
 /// L2 evicted before each launch, x copy), against the standard kernel's 64 x 256-byte tiles of
-/// 256 threads, four blocks per SM, and cuBLAS geam: 4-byte 4096^2 0.938-0.957 (eight rounds,
-/// mean 0.950) against 0.937-0.946 (mean 0.942) and sgeam's 0.940-0.964 (mean 0.951), 4096 x
-/// 8192 0.953-0.956 against 0.952-0.953; 8-byte 4096^2 0.967-0.968 against 0.960 (dgeam
-/// 0.951-0.956), 4096 x 8192 0.969-0.972 against 0.964-0.965. At 256 MiB and more the two were
-/// level or the whole tiles behind (4-byte 8192^2 0.961-0.962 against 0.960-0.963, 16384 x 8192
-/// 0.963-0.964 against 0.966-0.968; 8-byte 8192^2 0.970-0.973 against 0.970-0.972), hence the
-/// caps. Eight blocks of 64 x 256-byte tiles (32 registers) ran level with the standard kernel,
-/// 16-row tiles of 128 threads and 512-byte tile rows behind.
+/// 256 threads, four blocks per SM, and cuBLAS geam:
+/// - squares and 2:1 shapes: 4-byte 4096^2 0.934-0.968 (16 rounds in three runs, mean 0.950)
+///   against 0.927-0.950 (mean 0.940) and sgeam's 0.937-0.964 (24 rounds, mean 0.951), 2048^2
+///   0.922-0.936 against 0.887-0.898, 4096 x 8192 0.953-0.956 against 0.950-0.953; 8-byte 4096^2
+///   0.964-0.968 against 0.959-0.961 (dgeam 0.951-0.958), 2048^2 0.961-0.968 against
+///   0.952-0.962, 4096 x 8192 0.963-0.972 against 0.964-0.967.
+/// - tall shapes of up to copy_tuned_whole_most_aspect rows a column, whose standard tiles walk
+///   across (tiles_walk_down), with the whole tiles walked down (two runs): 4-byte 16384 x 2048
+///   0.953-0.957 against 0.938-0.942, 8192 x 1024 0.934-0.951 against 0.926-0.935, 32768 x 1024
+///   0.945-0.953 against 0.942-0.948, 8192 x 2048 level; 8-byte 8192 x 2048 0.959-0.963 against
+///   0.948-0.955, 16384 x 2048 0.963-0.966 against 0.955-0.958. Walked across they ran level
+///   with the standard tiles on these, and 0.01-0.02 behind walking down on squares. Taller
+///   ones, of one or two strips, ran behind walking down: 4-byte 262144 x 128 0.927-0.930 against
+///   0.936-0.940, 524288 x 64 0.917-0.920 against 0.920-0.923; 8-byte 1048576 x 32 0.944-0.946
+///   against 0.952-0.954, 262144 x 64 0.934-0.935 against 0.935-0.936.
+/// At 256 MiB and more the two were level or the whole tiles behind (4-byte 8192^2 0.961-0.962
+/// against 0.960-0.964, 16384 x 8192 0.963-0.964 against 0.966-0.968; 8-byte 8192^2 0.970-0.973
+/// against 0.970-0.972), hence the caps. Eight blocks of 64 x 256-byte tiles (32 registers) ran
+/// level with the standard kernel, 16-row tiles of 128 threads and 512-byte tile rows behind.
+constexpr std::int64_t copy_tuned_whole_most_aspect = 32;
 template <int E>
 struct copy_tuned_whole {
   static constexpr bool taken = false;

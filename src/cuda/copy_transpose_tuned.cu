@@ -187,8 +187,9 @@ copy_kernel choose_for(const copy_args& a) {
 }
 
 /// The large tiles for matrices of at least copy_tuned_large_bytes and copy_tuned_large_rows rows,
-/// the whole tiles for 4- and 8-byte matrices made of them of at most copy_tuned_whole's bytes
-/// whose rows resonate with no memory period (tile_regions: the whole tiles take no regions);
+/// the whole tiles for 4- and 8-byte matrices made of them of at most copy_tuned_whole's bytes and
+/// copy_tuned_whole_most_aspect rows a column whose source rows (the whole tiles walk down)
+/// resonate with no memory period on the H100 (resonant_regions: the whole tiles take no regions);
 /// copy_transpose_policy.hpp says why.
 template <int E>
 tuned_tiles choose_tiles_for(const copy_args& a) {
@@ -197,7 +198,9 @@ tuned_tiles choose_tiles_for(const copy_args& a) {
     return tuned_tiles::large;
   if constexpr (copy_tuned_whole<E>::taken) {
     if (a.batch * a.rows * a.cols * E <= copy_tuned_whole<E>::most_bytes &&
-        whole_tiles_fit<E, typename copy_tuned_whole<E>::policy>(a) && tile_regions(a, E) == 1)
+        a.rows <= copy_tuned_whole_most_aspect * a.cols &&
+        whole_tiles_fit<E, typename copy_tuned_whole<E>::policy>(a) &&
+        resonant_regions(a.lda * E, h100_memory_period) == 1)
       return tuned_tiles::whole;
   }
   return tuned_tiles::standard;
@@ -217,7 +220,7 @@ void launch_tiles_for(const copy_args& a, tuned_tiles tiles, cudaStream_t stream
                       std::to_string(a.cols) + " " + std::to_string(E) +
                       "-byte elements are not whole tiles of " + std::to_string(policy::tile_rows) +
                       " x " + std::to_string(policy::tile_bytes / E) +
-                      " walked down on rows that start on 16 bytes, or regions were asked for");
+                      " on rows that start on 16 bytes, or regions were asked for");
     return launch_whole_tiles_with<E, policy>(a, stream);
   } else {
     throw error(status::internal_error,

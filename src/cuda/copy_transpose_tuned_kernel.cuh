@@ -97,7 +97,8 @@ void launch_tuned_with(const copy_args& a, cudaStream_t stream) {
 
 /// copy_tuned's whole tiles (tuned_tiles::whole, copy_tuned_whole in copy_transpose_policy.hpp):
 /// matrices made of whole Policy tiles whose source and destination rows all start on 16 bytes,
-/// their tiles walked down each strip (tiles_walk_down). One tile per block, no edge paths, and
+/// their tiles walked down each strip whatever the shape (tall ones too, unlike tiles_walk_down:
+/// copy_transpose_policy.hpp says why). One tile per block, no edge paths, and
 /// offsets inside a tile in 32 bits (whole_tiles_fit checks that they fit), so that the kernel
 /// fits the 32 registers a thread has at full occupancy.
 template <int E, class Policy>
@@ -118,12 +119,11 @@ __global__ void __launch_bounds__(Policy::threads, Policy::min_blocks)
 }
 
 /// Whether `a` runs in copy_transpose_whole_tiles_kernel with Policy's tiles: whole tiles, rows
-/// on 16 bytes on both sides, tiles walked down, a tile's offsets and the grid within 31 bits.
+/// on 16 bytes on both sides, a tile's offsets and the grid within 31 bits.
 template <int E, class Policy>
 bool whole_tiles_fit(const copy_args& a) {
   constexpr std::int64_t tile_cols = Policy::tile_bytes / E, most = 0x7fffffff;
   return a.rows % Policy::tile_rows == 0 && a.cols % tile_cols == 0 &&
-         tiles_walk_down(a.rows, a.cols) &&
          rows_aligned(a.src, a.lda, a.src_stride, a.batch, E, 16) &&
          rows_aligned(a.dst, a.ldb, a.dst_stride, a.batch, E, 16) &&
          a.lda <= most / Policy::tile_rows && a.ldb <= most / tile_cols &&

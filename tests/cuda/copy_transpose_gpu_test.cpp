@@ -266,10 +266,10 @@ TEST(GpuCopyTranspose, LargeTilesOnlyWhereMeasuredAhead) {
 }
 
 // On the H100's memory, 4- and 8-byte matrices made of whole copy_tuned_whole tiles (32 x 64 and
-// 32 x 32 elements) walked down, of at most 128 and 256 MiB (the batch's), whose rows resonate
-// with no memory period take the whole tiles; both sides of each line, other element sizes
-// never, misaligned rows never. Then such shapes through the dispatch against the reference:
-// dense, padded rows, a strided batch, column-major.
+// 32 x 32 elements), of at most 128 and 256 MiB (the batch's) and 32 rows a column, whose source
+// rows resonate with no memory period take the whole tiles; both sides of each line, other element
+// sizes never, misaligned rows never. Then such shapes through the dispatch against the
+// reference: dense, tall, padded rows, a strided batch, column-major.
 TEST(GpuCopyTranspose, WholeTilesForFourAndEightByteMatricesMadeOfThem) {
   XPOSE_REQUIRE_GPU();
   using namespace detail::cuda;
@@ -290,8 +290,11 @@ TEST(GpuCopyTranspose, WholeTilesForFourAndEightByteMatricesMadeOfThem) {
   EXPECT_EQ(tiles(4064, 4160, 4), whole);
   EXPECT_EQ(tiles(4080, 4096, 4), tuned_tiles::standard);  // rows not whole tiles
   EXPECT_EQ(tiles(4096, 4100, 4), tuned_tiles::standard);  // columns not whole tiles
-  EXPECT_EQ(tiles(4096, 2048, 4), whole);                  // walked down
-  EXPECT_EQ(tiles(4128, 2048, 4), tuned_tiles::standard);  // walked across
+  EXPECT_EQ(tiles(4096, 2048, 4), whole);
+  static_assert(copy_tuned_whole_most_aspect == 32);
+  EXPECT_EQ(tiles(32768, 1024, 4), whole);  // tall: the standard tiles would walk across
+  EXPECT_EQ(tiles(16384, 512, 8), whole);
+  EXPECT_EQ(tiles(16416, 512, 8), tuned_tiles::standard);  // taller
   EXPECT_EQ(tiles(64, 172032, 4), whole);
   // Source rows of half the memory's period: the tiles run in regions.
   EXPECT_EQ(tiles(64, 163840, 4), tuned_tiles::standard);
@@ -305,6 +308,8 @@ TEST(GpuCopyTranspose, WholeTilesForFourAndEightByteMatricesMadeOfThem) {
   EXPECT_EQ(choose_tuned_tiles(misaligned, 4), tuned_tiles::standard);
   check_copy({1024, 2048, 4}, route::copy_tuned, 107);
   check_copy({512, 1024, 8}, route::copy_tuned, 108);
+  check_copy({4096, 128, 4}, route::copy_tuned, 112);
+  check_copy({2048, 64, 8}, route::copy_tuned, 113);
   check_copy({256, 640, 4, 648, 264}, route::copy_tuned, 109);
   check_copy({96, 160, 8, 162, 100, 3, 96 * 162 + 2, 160 * 100 + 4}, route::copy_tuned, 110);
   copy_case column_major{640, 256, 4};

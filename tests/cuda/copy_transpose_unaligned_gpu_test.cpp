@@ -361,26 +361,20 @@ TEST(GpuCopyUnaligned, CopyTunedWholeTilesSmallSanitizerShapes) {
   for (int e : {4, 8}) {
     const std::int64_t rows = 32, cols = 256 / e;  // one tile
     const std::size_t ue = static_cast<std::size_t>(e);
-    unaligned_case one{rows, cols, e}, tall{2 * cols, cols, e};
+    unaligned_case one{rows, cols, e}, tall{8 * cols + 32, cols, e};
     unaligned_case padded{3 * rows, 5 * cols, e, 5 * cols + 16 / e, 3 * rows + 32 / e};
-    unaligned_case batch{2 * rows,
-                         3 * cols,
-                         e,
-                         3 * cols + 4 * 16 / e,
-                         2 * rows + 16 / e,
-                         3,
-                         2 * rows * (3 * cols + 4 * 16 / e) + 16 / e,
-                         3 * cols * (2 * rows + 16 / e) + 2 * 16 / e,
-                         16,
-                         48};
+    const std::int64_t lda = 3 * cols + 64 / e, ldb = 2 * rows + 16 / e;  // rows on 16 bytes
+    unaligned_case batch{
+        2 * rows, 3 * cols, e, lda, ldb, 3, 2 * rows * lda + 16 / e, 3 * cols * ldb + 32 / e,
+        16,       48};
     for (unaligned_case* c : {&one, &tall, &padded, &batch}) {
       c->tuned_tiles = tuned_tiles::whole;
       check_unaligned(*c, 410 + c->rows + e);
     }
-    unaligned_case not_whole{rows + 1, cols, e}, across{2 * cols + 32, cols, e},
-        misaligned{rows, cols, e, 0, 0, 1, 0, 0, ue}, in_regions{rows, cols, e};
+    unaligned_case not_whole{rows + 1, cols, e}, misaligned{rows, cols, e, 0, 0, 1, 0, 0, ue},
+        in_regions{rows, cols, e};
     in_regions.regions = 2;
-    for (unaligned_case* c : {&not_whole, &across, &misaligned, &in_regions}) {
+    for (unaligned_case* c : {&not_whole, &misaligned, &in_regions}) {
       c->tuned_tiles = tuned_tiles::whole;
       expect_tuned_tiles_refused(*c);
     }
