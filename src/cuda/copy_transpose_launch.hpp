@@ -97,6 +97,9 @@ void launch_copy_tuned(const copy_args& a, int word_bytes, cudaStream_t stream);
 /// (choose_tuned_tiles says which).
 enum class tuned_tiles { standard, large, whole };
 tuned_tiles choose_tuned_tiles(const copy_args& a, int word_bytes);
+/// The tiles choose_tuned_tiles gives `a`, for a plan's text: "tiles of R rows x W bytes", or
+/// "whole tiles of ... in its lean kernel (...)".
+std::string tuned_tiles_text(const copy_args& a, int word_bytes);
 /// copy_tuned's kernel with the given tiles (launch_copy_tuned passes choose_tuned_tiles'; tests
 /// run the large and whole tiles on small shapes), its tiles handed out in `regions` interleaved
 /// regions (0: tile_regions'; tests give others, as to the launchers of copy_unaligned,

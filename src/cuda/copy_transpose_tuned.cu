@@ -229,6 +229,23 @@ void launch_tiles_for(const copy_args& a, tuned_tiles tiles, cudaStream_t stream
   }
 }
 
+template <class Policy>
+std::string tiles_text() {
+  return "tiles of " + std::to_string(Policy::tile_rows) + " rows x " +
+         std::to_string(Policy::tile_bytes) + " bytes";
+}
+
+template <int E>
+std::string tiles_text_for(tuned_tiles tiles) {
+  if (tiles == tuned_tiles::large) return tiles_text<typename copy_tuned_large<E>::policy>();
+  if constexpr (copy_tuned_whole<E>::taken) {
+    if (tiles == tuned_tiles::whole)
+      return "whole " + tiles_text<typename copy_tuned_whole<E>::policy>() +
+             " in its lean kernel (no edge paths, full occupancy)";
+  }
+  return tiles_text<copy_tuned_policy<E>>();
+}
+
 }  // namespace
 
 copy_kernel choose_copy_kernel(const copy_args& a, int word_bytes) {
@@ -263,6 +280,12 @@ tuned_tiles choose_tuned_tiles(const copy_args& a, int word_bytes) {
   if (!h100_memory_interface()) return tuned_tiles::standard;
   return with_word(word_bytes, "copy_tuned",
                    [&](auto e) { return choose_tiles_for<decltype(e)::value>(a); });
+}
+
+std::string tuned_tiles_text(const copy_args& a, int word_bytes) {
+  const tuned_tiles tiles = choose_tuned_tiles(a, word_bytes);
+  return with_word(word_bytes, "copy_tuned",
+                   [&](auto e) { return tiles_text_for<decltype(e)::value>(tiles); });
 }
 
 void launch_copy_tuned_tiles(const copy_args& a, int word_bytes, tuned_tiles tiles,

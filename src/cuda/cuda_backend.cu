@@ -210,9 +210,9 @@ std::string kernel_choice_text(const stage& s) {
       copy_args off_sectors = at_best;  // what runs when the destination is not, at execute
       off_sectors.dst = reinterpret_cast<void*>(std::uintptr_t{16});
       const copy_kernel otherwise = choose_copy_kernel(off_sectors, w);
-      return std::string(
-                 "copy_tuned tiles when the source is 16-byte and the destination "
-                 "32-byte aligned at execute, else ") +
+      return "copy_tuned's " + tuned_tiles_text(at_best, w) +
+             " when the source is 16-byte and the destination 32-byte aligned at execute, "
+             "else " +
              (otherwise == copy_kernel::skinny        ? "the skinny slabs"
               : otherwise == copy_kernel::sectors     ? "copy_sectors"
               : otherwise == copy_kernel::full_height ? "copy_full_height"
@@ -241,8 +241,8 @@ std::string kernel_text(const stage& s) {
       (s.variant != route::automatic && s.variant != route::copy_tuned))
     return text;
   // The regions of the kernel the best alignment runs, the one the text names first (the skinny
-  // slabs, copy_full_width and the super-element kernel take none; a kernel named for other
-  // alignments may take another number).
+  // slabs, copy_full_width, copy_tuned's whole tiles and the super-element kernel take none; a
+  // kernel named for other alignments may take another number).
   const copy_args a = copy_args_of(s, nullptr, nullptr);
   const int w = word_bytes_for(s.super_bytes, {});
   int regions = 1;
@@ -256,7 +256,8 @@ std::string kernel_text(const stage& s) {
     const copy_kernel kernel = choose_copy_kernel(a, w);
     if (kernel == copy_kernel::full_height)
       regions = full_height_regions(a, s.super_bytes);
-    else if (kernel != copy_kernel::skinny && kernel != copy_kernel::full_width)
+    else if (kernel != copy_kernel::skinny && kernel != copy_kernel::full_width &&
+             !(kernel == copy_kernel::tuned && choose_tuned_tiles(a, w) == tuned_tiles::whole))
       regions = tile_regions(a, s.super_bytes);
   }
   if (regions > 1)

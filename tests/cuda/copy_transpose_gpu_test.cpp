@@ -268,8 +268,8 @@ TEST(GpuCopyTranspose, LargeTilesOnlyWhereMeasuredAhead) {
 // On the H100's memory, 4- and 8-byte matrices made of whole copy_tuned_whole tiles (32 x 64 and
 // 32 x 32 elements), of at most 128 and 256 MiB (the batch's) and 32 rows a column, whose source
 // rows resonate with no memory period take the whole tiles; both sides of each line, other element
-// sizes never, misaligned rows never. Then such shapes through the dispatch against the
-// reference: dense, tall, padded rows, a strided batch, column-major.
+// sizes never, misaligned rows never; the plan's text names them. Then such shapes through the
+// dispatch against the reference: dense, tall, padded rows, a strided batch, column-major.
 TEST(GpuCopyTranspose, WholeTilesForFourAndEightByteMatricesMadeOfThem) {
   XPOSE_REQUIRE_GPU();
   using namespace detail::cuda;
@@ -303,6 +303,16 @@ TEST(GpuCopyTranspose, WholeTilesForFourAndEightByteMatricesMadeOfThem) {
   EXPECT_EQ(tiles(4096, 4128, 8), whole);
   EXPECT_EQ(tiles(4096, 4112, 8), tuned_tiles::standard);
   for (int e : {1, 2, 16}) EXPECT_EQ(tiles(4096, 4096, e), tuned_tiles::standard) << e;
+  EXPECT_EQ(tuned_tiles_text(dense_args(4096, 4096), 4),
+            whole == tuned_tiles::whole
+                ? "whole tiles of 32 rows x 256 bytes in its lean kernel (no edge paths, full "
+                  "occupancy)"
+                : "tiles of 64 rows x 256 bytes");
+  EXPECT_EQ(tuned_tiles_text(dense_args(4096, 4096), 8),
+            whole == tuned_tiles::whole
+                ? "whole tiles of 32 rows x 256 bytes in its lean kernel (no edge paths, full "
+                  "occupancy)"
+                : "tiles of 64 rows x 256 bytes");
   copy_args misaligned = dense_args(4096, 4096);
   misaligned.src = reinterpret_cast<void*>(std::uintptr_t{4});
   EXPECT_EQ(choose_tuned_tiles(misaligned, 4), tuned_tiles::standard);
