@@ -118,13 +118,13 @@ __global__ void __launch_bounds__(Policy::threads, Policy::min_blocks)
   tile_t::store_whole(tile, dst + b * dst_stride + c0 * ldb + r0, ldb);
 }
 
-/// Whether `a` runs in copy_transpose_whole_tiles_kernel with Policy's tiles: whole tiles, rows
-/// on 16 bytes on both sides, a tile's offsets and the grid within 31 bits.
+/// Whether `a` runs in copy_transpose_whole_tiles_kernel with Policy's tiles: one or more whole
+/// tiles, rows on 16 bytes on both sides, a tile's offsets and the grid within 31 bits.
 template <int E, class Policy>
 bool whole_tiles_fit(const copy_args& a) {
   constexpr std::int64_t tile_cols = Policy::tile_bytes / E, most = 0x7fffffff;
-  return a.rows % Policy::tile_rows == 0 && a.cols % tile_cols == 0 &&
-         rows_aligned(a.src, a.lda, a.src_stride, a.batch, E, 16) &&
+  return a.batch >= 1 && a.rows > 0 && a.cols > 0 && a.rows % Policy::tile_rows == 0 &&
+         a.cols % tile_cols == 0 && rows_aligned(a.src, a.lda, a.src_stride, a.batch, E, 16) &&
          rows_aligned(a.dst, a.ldb, a.dst_stride, a.batch, E, 16) &&
          a.lda <= most / Policy::tile_rows && a.ldb <= most / tile_cols &&
          a.rows / Policy::tile_rows * (a.cols / tile_cols) <= most / a.batch;

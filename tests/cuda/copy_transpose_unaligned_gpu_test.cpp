@@ -20,6 +20,7 @@
 #include <memory>
 #include <optional>
 #include <random>
+#include <tuple>
 #include <vector>
 
 #include "cuda/copy_transpose_launch.hpp"
@@ -383,6 +384,22 @@ TEST(GpuCopyUnaligned, CopyTunedWholeTilesSmallSanitizerShapes) {
     unaligned_case c{64, 256, e};
     c.tuned_tiles = tuned_tiles::whole;
     expect_tuned_tiles_refused(c);
+  }
+}
+
+// Empty matrices and empty batches are no whole tiles either. Refused before the device is
+// touched: runs without one too (CI).
+TEST(GpuCopyUnaligned, CopyTunedWholeTilesRefuseEmptyMatrices) {
+  using xpose::detail::cuda::launch_copy_tuned_tiles, xpose::detail::cuda::tuned_tiles;
+  for (const auto& [rows, cols, batch] :
+       {std::tuple<std::int64_t, std::int64_t, std::int64_t>{0, 64, 1}, {32, 0, 1}, {32, 64, 0}}) {
+    xpose::detail::cuda::copy_args a;
+    a.rows = rows;
+    a.cols = cols;
+    a.batch = batch;
+    a.lda = a.ldb = 64;
+    a.src_stride = a.dst_stride = 32 * 64;
+    expect_refused([&] { launch_copy_tuned_tiles(a, 4, tuned_tiles::whole, nullptr); });
   }
 }
 
