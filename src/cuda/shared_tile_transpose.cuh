@@ -302,6 +302,8 @@ struct shared_tile_transpose {
       return store_transposed_shifted(tile, dst, ld, valid_rows, valid_cols, shifts);
     uint4 v[steps_per_warp][columns_per_word];
     read_steps(tile, v);
+    // Whole tiles are stored in the loop below rather than by store_whole: branching to it
+    // before the reads gave the standard kernels other register counts (not measured further).
     const bool whole = valid_rows == TILE_ROWS && valid_cols == tile_cols;
 #pragma unroll
     for (int s = 0; s < steps_per_warp; ++s) {
