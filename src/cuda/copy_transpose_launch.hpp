@@ -66,8 +66,14 @@ constexpr std::int64_t rows_in_whole_tiles(std::int64_t rows, std::int64_t heigh
 /// `a` (elements of `elem_bytes`) meets at a time, on devices whose memory interface has the
 /// H100's 5120 bits; 1 elsewhere (not measured). full_height_regions: resonant_strip_regions of
 /// a's source rows, which copy_full_height's blocks take strip by strip, on the same devices.
-/// Whether the current device's memory interface is the H100 80GB's (5120 bits; false without a
-/// device), where the period and copy_tuned's and copy_unaligned's large tiles were measured.
+/// The memories the tuning tells apart, by the width of the device's memory interface: the H100
+/// 80GB's (5120 bits), where the period and copy_tuned's and copy_unaligned's large tiles were
+/// measured, the H200's (6016 bits), where copy_tuned's whole tiles have tiles of their own, and
+/// any other (or no device).
+enum class device_memory { h100, h200, other };
+/// The current device's memory (other without a device), looked up once per device.
+device_memory current_device_memory();
+/// Whether the current device's memory is the H100 80GB's.
 bool h100_memory_interface();
 constexpr std::int64_t h100_memory_period = std::int64_t{5} << 18;
 constexpr std::int64_t resonance_tolerance_bytes = 1280;
@@ -93,19 +99,25 @@ copy_kernel choose_copy_kernel(const copy_args& a, int word_bytes);
 void launch_copy_tuned(const copy_args& a, int word_bytes, cudaStream_t stream);
 /// copy_tuned's tiles: the element size's (copy_tuned_policy), for some large matrices of 1- and
 /// 2-byte elements copy_tuned_large's (for other element sizes the large tiles are the standard
-/// ones), or for 4- and 8-byte matrices made of whole tiles the lean kernel's copy_tuned_whole
-/// (choose_tuned_tiles says which).
-enum class tuned_tiles { standard, large, whole };
+/// ones), or for matrices made of whole tiles the lean kernel's: on the H100's memory
+/// copy_tuned_whole's (4- and 8-byte elements), on the H200's copy_tuned_whole_h200's (2, 4, 8 and
+/// 16 bytes). choose_tuned_tiles says which, for the current device's memory or for `memory`.
+enum class tuned_tiles { standard, large, whole_h100, whole_h200 };
 tuned_tiles choose_tuned_tiles(const copy_args& a, int word_bytes);
+tuned_tiles choose_tuned_tiles(const copy_args& a, int word_bytes, device_memory memory);
+/// Whether `tiles` are whole tiles (the lean kernel: no regions).
+constexpr bool is_whole(tuned_tiles tiles) {
+  return tiles == tuned_tiles::whole_h100 || tiles == tuned_tiles::whole_h200;
+}
 /// The tiles choose_tuned_tiles gives `a`, for a plan's text: "tiles of R rows x W bytes", or
 /// "whole tiles of ... in its lean kernel (...)".
 std::string tuned_tiles_text(const copy_args& a, int word_bytes);
 /// copy_tuned's kernel with the given tiles (launch_copy_tuned passes choose_tuned_tiles'; tests
-/// run the large and whole tiles on small shapes), its tiles handed out in `regions` interleaved
-/// regions (0: tile_regions'; tests give others, as to the launchers of copy_unaligned,
-/// copy_sectors and copy_any_size below). The whole tiles take no regions, and throw
-/// internal_error on element sizes other than 4 and 8 and on matrices not made of them
-/// (whole_tiles_fit).
+/// run the large and whole tiles on small shapes, on any device), its tiles handed out in
+/// `regions` interleaved regions (0: tile_regions'; tests give others, as to the launchers of
+/// copy_unaligned, copy_sectors and copy_any_size below). The whole tiles take no regions, and
+/// throw internal_error on element sizes they do not take (whole_h100: other than 4 and 8;
+/// whole_h200: 1) and on matrices not made of them (whole_tiles_fit).
 void launch_copy_tuned_tiles(const copy_args& a, int word_bytes, tuned_tiles tiles,
                              cudaStream_t stream, int regions = 0);
 /// copy_unaligned's tiles (copy_transpose_policy.hpp): copy_unaligned_policy<E>,

@@ -99,16 +99,16 @@ struct copy_tuned_large<2> {
 /// edge paths, 32-bit offsets: 22-32 registers against the standard kernel's 62, so that a
 /// thread needs no more than full occupancy leaves it), taken on the H100's memory by 4- and
 /// 8-byte matrices of at most `most_bytes` (the batch's) and copy_tuned_whole_most_aspect rows a
-/// column (choose_tuned_tiles). 4-byte elements:
-/// tiles of 32 rows x 256 bytes, 256 threads, eight blocks per SM; 8-byte ones: 32 x 256 bytes,
-/// 512 threads, four blocks per SM. On the H100 (thirtieth session, docs/performance.md; harness,
-/// L2 evicted before each launch, x copy), against the standard kernel's 64 x 256-byte tiles of
-/// 256 threads, four blocks per SM, and cuBLAS geam:
+/// column (choose_tuned_tiles): tiles of 32 rows x 256 bytes, 256 threads, eight blocks per SM.
+/// On the H100 (thirtieth session, docs/performance.md; harness, L2 evicted before each launch,
+/// x copy), against the standard kernel's 64 x 256-byte tiles of 256 threads, four blocks per SM,
+/// and cuBLAS geam:
 /// - squares and 2:1 shapes: 4-byte 4096^2 0.934-0.968 (16 rounds in three runs, mean 0.950)
 ///   against 0.927-0.950 (mean 0.940) and sgeam's 0.937-0.964 (24 rounds, mean 0.951), 2048^2
 ///   0.922-0.936 against 0.887-0.898, 4096 x 8192 0.953-0.956 against 0.950-0.953; 8-byte 4096^2
 ///   0.964-0.968 against 0.959-0.961 (dgeam 0.951-0.958), 2048^2 0.961-0.968 against
-///   0.952-0.962, 4096 x 8192 0.963-0.972 against 0.964-0.967.
+///   0.952-0.962, 4096 x 8192 0.963-0.972 against 0.964-0.967 (these 8-byte rows with 512
+///   threads and four blocks per SM, below).
 /// - tall shapes of up to copy_tuned_whole_most_aspect rows a column, whose standard tiles walk
 ///   across (tiles_walk_down), with the whole tiles walked down (two runs): 4-byte 16384 x 2048
 ///   0.953-0.957 against 0.938-0.942, 8192 x 1024 0.934-0.951 against 0.926-0.935, 32768 x 1024
@@ -122,6 +122,12 @@ struct copy_tuned_large<2> {
 /// against 0.960-0.964, 16384 x 8192 0.963-0.964 against 0.966-0.968; 8-byte 8192^2 0.970-0.973
 /// against 0.970-0.972), hence the caps. Eight blocks of 64 x 256-byte tiles (32 registers) ran
 /// level with the standard kernel, 16-row tiles of 128 threads and 512-byte tile rows behind.
+/// 8-byte tiles had 512 threads and four blocks per SM until the thirty-first session, whose
+/// harness (run 4, two rounds, 256 threads and eight blocks against 512 and four) had the 256
+/// threads level or ahead: 2048^2 0.972-0.978 against 0.965-0.970, 4096^2 0.961-0.962 against
+/// 0.961-0.963, 8192 x 2048 0.959-0.960 against 0.958-0.959, 16384 x 4096 0.966-0.968 against
+/// 0.964-0.967, and past the caps 8192^2 0.971 against 0.964, 1048576 x 32 0.956 against
+/// 0.944-0.945.
 constexpr std::int64_t copy_tuned_whole_most_aspect = 32;
 template <int E>
 struct copy_tuned_whole {
@@ -136,8 +142,59 @@ struct copy_tuned_whole<4> {
 template <>
 struct copy_tuned_whole<8> {
   static constexpr bool taken = true;
-  using policy = tile_policy<32, 256, 512, 4>;
+  using policy = tile_policy<32, 256, 256, 8>;
   static constexpr std::int64_t most_bytes = std::int64_t{1} << 28;
+};
+/// copy_tuned_whole_h200<E>: the whole tiles on the H200's memory (choose_tuned_tiles), for 2-,
+/// 4-, 8- and 16-byte matrices made of them of up to copy_tuned_whole_most_aspect rows a column,
+/// of any size: 2 bytes 64 rows x 128 bytes, 256 threads, eight blocks per SM; 4 bytes 32 x 128
+/// bytes, 128 threads, sixteen blocks; 8 bytes copy_tuned_whole<8>'s; 16 bytes 16 x 512 bytes,
+/// 256 threads, eight blocks: full occupancy for each. On the H200 (thirty-first session,
+/// docs/performance.md; harness, L2 evicted, x copy, two rounds), against the standard kernel
+/// (the dispatch on that memory before) and geam:
+/// - 4 bytes: 2048^2 0.930-0.940 against 0.866-0.868, 4096^2 0.944 against 0.902-0.906, 4096 x
+///   8192 0.930-0.966 against 0.901-0.924, 8192^2 0.945-0.948 against 0.924-0.927, 16384 x 8192
+///   0.959-0.962 against 0.936-0.938, 16384^2 0.955 against 0.939-0.940 (sgeam 0.88-0.93); tall
+///   16384 x 2048 0.948-0.949 against 0.897-0.898, 8192 x 1024 0.936-0.944 against 0.889-0.898,
+///   32768 x 1024 0.931-0.955 against 0.876-0.902. Taller ones ran far behind (262144 x 128
+///   0.756-0.775 against 0.874-0.896). The H100's tiles (32 x 256 bytes) ran 0.902-0.945, 64 x
+///   256-byte ones of six or eight blocks 0.881-0.967 (ahead from 256 MiB by up to 0.007).
+/// - 8 bytes: 2048^2 0.965-0.971 against 0.938-0.939, 4096^2 0.940-0.987 against 0.954-0.959,
+///   8192^2 0.974-0.976 against 0.973-0.974, 8192 x 2048 0.938-0.967 against 0.906-0.933, 16384 x
+///   4096 0.963-0.966 against 0.886-0.889, 16384 x 8192 0.963 against 0.962 (dgeam 0.93-0.98);
+///   taller than 32 rows a column level (1048576 x 32 0.908-0.911 against 0.912-0.914) or ahead
+///   (65536 x 512 0.949-0.951 against 0.921, not taken: one shape). 512 threads and four blocks,
+///   the H100's tiles before, ran 0.843-0.879.
+/// - 2 bytes: 4096^2 0.900-0.914 against 0.881-0.888, 8192^2 0.927-0.929 against 0.917-0.919,
+///   16384^2 0.963-0.968 against 0.962-0.963. 16 bytes: 2048^2 0.970-0.977 against 0.926-0.933,
+///   4096^2 0.965-0.967 against 0.923-0.926, 8192 x 4096 0.974-0.979 against 0.935-0.937.
+/// - 1 byte: none; 128 x 128-byte tiles ran level or behind on squares (16384^2 0.929-0.930
+///   against 0.937) and ahead only on tall 32768 x 8192 (0.928-0.934 against 0.881-0.882).
+/// On the H100 these tiles ran level with its own or behind (4-byte 32 x 128 bytes 0.945-0.954
+/// against 0.960-0.967 from 256 MiB; 2- and 16-byte ones level).
+template <int E>
+struct copy_tuned_whole_h200 {
+  static constexpr bool taken = false;
+};
+template <>
+struct copy_tuned_whole_h200<2> {
+  static constexpr bool taken = true;
+  using policy = tile_policy<64, 128, 256, 8>;
+};
+template <>
+struct copy_tuned_whole_h200<4> {
+  static constexpr bool taken = true;
+  using policy = tile_policy<32, 128, 128, 16>;
+};
+template <>
+struct copy_tuned_whole_h200<8> {
+  static constexpr bool taken = true;
+  using policy = copy_tuned_whole<8>::policy;
+};
+template <>
+struct copy_tuned_whole_h200<16> {
+  static constexpr bool taken = true;
+  using policy = tile_policy<16, 512, 256, 8>;
 };
 
 /// Square tile swap: square tiles (tile_rows == tile_bytes / E), two per block.

@@ -186,13 +186,13 @@ copy_kernel choose_for(const copy_args& a) {
   return tiles;
 }
 
-/// The large tiles for matrices of at least copy_tuned_large_bytes and copy_tuned_large_rows rows,
-/// the whole tiles for 4- and 8-byte matrices made of them of at most copy_tuned_whole's bytes and
-/// copy_tuned_whole_most_aspect rows a column whose source rows (the whole tiles walk down)
-/// resonate with no memory period on the H100 (resonant_regions: the whole tiles take no regions);
-/// copy_transpose_policy.hpp says why.
+/// On the H100's memory: the large tiles for matrices of at least copy_tuned_large_bytes and
+/// copy_tuned_large_rows rows, the whole tiles for 4- and 8-byte matrices made of them of at most
+/// copy_tuned_whole's bytes and copy_tuned_whole_most_aspect rows a column whose source rows (the
+/// whole tiles walk down) resonate with no memory period on the H100 (resonant_regions: the whole
+/// tiles take no regions); copy_transpose_policy.hpp says why.
 template <int E>
-tuned_tiles choose_tiles_for(const copy_args& a) {
+tuned_tiles choose_h100_tiles_for(const copy_args& a) {
   if (takes_large_tiles(a.rows, a.cols, E, copy_tuned_large_bytes) &&
       !std::is_same_v<typename copy_tuned_large<E>::policy, copy_tuned_policy<E>>)
     return tuned_tiles::large;
@@ -201,31 +201,57 @@ tuned_tiles choose_tiles_for(const copy_args& a) {
         a.rows <= copy_tuned_whole_most_aspect * a.cols &&
         whole_tiles_fit<E, typename copy_tuned_whole<E>::policy>(a) &&
         resonant_regions(a.lda * E, h100_memory_period) == 1)
-      return tuned_tiles::whole;
+      return tuned_tiles::whole_h100;
   }
   return tuned_tiles::standard;
 }
 
+/// On the H200's memory: the whole tiles for 2-, 4-, 8- and 16-byte matrices made of them of at
+/// most copy_tuned_whole_most_aspect rows a column, any size (copy_tuned_whole_h200's comment).
 template <int E>
-void launch_tiles_for(const copy_args& a, tuned_tiles tiles, cudaStream_t stream, int regions) {
-  if (tiles == tuned_tiles::large)
-    return launch_tuned_with<E, typename copy_tuned_large<E>::policy>(a, stream, regions);
-  if (tiles == tuned_tiles::standard)
-    return launch_tuned_with<E, copy_tuned_policy<E>>(a, stream, regions);
-  if constexpr (copy_tuned_whole<E>::taken) {
-    using policy = typename copy_tuned_whole<E>::policy;
+tuned_tiles choose_h200_tiles_for(const copy_args& a) {
+  if constexpr (copy_tuned_whole_h200<E>::taken) {
+    if (a.rows <= copy_tuned_whole_most_aspect * a.cols &&
+        whole_tiles_fit<E, typename copy_tuned_whole_h200<E>::policy>(a))
+      return tuned_tiles::whole_h200;
+  }
+  return tuned_tiles::standard;
+}
+
+/// Runs the whole tiles of `Whole` (copy_tuned_whole or copy_tuned_whole_h200), named `name` in
+/// the error it throws where they do not take E-byte elements or `a`, or regions are asked for.
+template <int E, template <int> class Whole>
+void launch_whole_tiles_for(const copy_args& a, cudaStream_t stream, int regions,
+                            const char* name) {
+  if constexpr (Whole<E>::taken) {
+    using policy = typename Whole<E>::policy;
     if (!whole_tiles_fit<E, policy>(a) || regions > 1)
       throw error(status::internal_error,
-                  "copy_tuned's whole tiles: " + std::to_string(a.rows) + " x " +
+                  std::string(name) + ": " + std::to_string(a.rows) + " x " +
                       std::to_string(a.cols) + " " + std::to_string(E) +
                       "-byte elements are not whole tiles of " + std::to_string(policy::tile_rows) +
                       " x " + std::to_string(policy::tile_bytes / E) +
                       " on rows that start on 16 bytes, or regions were asked for");
-    return launch_whole_tiles_with<E, policy>(a, stream);
+    launch_whole_tiles_with<E, policy>(a, stream);
   } else {
     throw error(status::internal_error,
-                "copy_tuned's whole tiles take 4- and 8-byte elements, not " + std::to_string(E) +
-                    "-byte ones");
+                std::string(name) + " take no " + std::to_string(E) + "-byte elements");
+  }
+}
+
+template <int E>
+void launch_tiles_for(const copy_args& a, tuned_tiles tiles, cudaStream_t stream, int regions) {
+  switch (tiles) {
+    case tuned_tiles::large:
+      return launch_tuned_with<E, typename copy_tuned_large<E>::policy>(a, stream, regions);
+    case tuned_tiles::whole_h100:
+      return launch_whole_tiles_for<E, copy_tuned_whole>(a, stream, regions,
+                                                         "copy_tuned's whole tiles for the H100");
+    case tuned_tiles::whole_h200:
+      return launch_whole_tiles_for<E, copy_tuned_whole_h200>(
+          a, stream, regions, "copy_tuned's whole tiles for the H200");
+    default:
+      return launch_tuned_with<E, copy_tuned_policy<E>>(a, stream, regions);
   }
 }
 
@@ -235,13 +261,21 @@ std::string tiles_text() {
          std::to_string(Policy::tile_bytes) + " bytes";
 }
 
+template <class Policy>
+std::string whole_tiles_text() {
+  return "whole " + tiles_text<Policy>() + " in its lean kernel (no edge paths, full occupancy)";
+}
+
 template <int E>
 std::string tiles_text_for(tuned_tiles tiles) {
   if (tiles == tuned_tiles::large) return tiles_text<typename copy_tuned_large<E>::policy>();
   if constexpr (copy_tuned_whole<E>::taken) {
-    if (tiles == tuned_tiles::whole)
-      return "whole " + tiles_text<typename copy_tuned_whole<E>::policy>() +
-             " in its lean kernel (no edge paths, full occupancy)";
+    if (tiles == tuned_tiles::whole_h100)
+      return whole_tiles_text<typename copy_tuned_whole<E>::policy>();
+  }
+  if constexpr (copy_tuned_whole_h200<E>::taken) {
+    if (tiles == tuned_tiles::whole_h200)
+      return whole_tiles_text<typename copy_tuned_whole_h200<E>::policy>();
   }
   return tiles_text<copy_tuned_policy<E>>();
 }
@@ -270,16 +304,29 @@ void launch_copy_tuned(const copy_args& a, int word_bytes, cudaStream_t stream) 
   }
 }
 
-// The large and whole tiles only on the H100's memory, where they were measured ahead (the whole
-// tiles were not measured elsewhere); on the H200
-// (twenty-fourth session, docs/performance.md; x copy, three rounds, large / standard) they ran
-// behind on every shape their rule takes (1-byte 16384^2 0.86-0.87 / 0.93-0.94, 8192 x 32768
-// 0.85-0.87 / 0.94-0.96, 32768 x 8192 0.81 / 0.88; 8-byte 8192^2 0.82 / 0.97, 11584^2 0.80 /
-// 0.96, 16384 x 4096 0.80 / 0.89) but 2-byte ones, level (16384 x 8192 0.94 / 0.94-0.95).
+// The large tiles and copy_tuned_whole's only on the H100's memory, where they were measured
+// ahead; on the H200 (twenty-fourth session, docs/performance.md; x copy, three rounds, large /
+// standard) the large tiles ran behind on every shape their rule takes (1-byte 16384^2
+// 0.86-0.87 / 0.93-0.94, 8192 x 32768 0.85-0.87 / 0.94-0.96, 32768 x 8192 0.81 / 0.88; 8-byte
+// 8192^2 0.82 / 0.97, 11584^2 0.80 / 0.96, 16384 x 4096 0.80 / 0.89) but 2-byte ones, level
+// (16384 x 8192 0.94 / 0.94-0.95), and it has whole tiles of its own (copy_tuned_whole_h200).
+// Other memories: the standard tiles (not measured).
+tuned_tiles choose_tuned_tiles(const copy_args& a, int word_bytes, device_memory memory) {
+  return with_word(word_bytes, "copy_tuned", [&](auto e) {
+    constexpr int E = decltype(e)::value;
+    switch (memory) {
+      case device_memory::h100:
+        return choose_h100_tiles_for<E>(a);
+      case device_memory::h200:
+        return choose_h200_tiles_for<E>(a);
+      default:
+        return tuned_tiles::standard;
+    }
+  });
+}
+
 tuned_tiles choose_tuned_tiles(const copy_args& a, int word_bytes) {
-  if (!h100_memory_interface()) return tuned_tiles::standard;
-  return with_word(word_bytes, "copy_tuned",
-                   [&](auto e) { return choose_tiles_for<decltype(e)::value>(a); });
+  return choose_tuned_tiles(a, word_bytes, current_device_memory());
 }
 
 std::string tuned_tiles_text(const copy_args& a, int word_bytes) {

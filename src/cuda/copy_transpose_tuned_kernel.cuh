@@ -6,7 +6,7 @@
 // the tile pieces are shared_tile_transpose.cuh. Pointers are element-aligned; `src_aligned` /
 // `dst_aligned` say whether every row starts on 16 bytes (then all tiles take the vector paths).
 // copy_transpose_whole_tiles_kernel is its lean form for matrices made of whole tiles on aligned
-// rows (tuned_tiles::whole).
+// rows (tuned_tiles::whole_h100 and whole_h200).
 #pragma once
 
 #include <cstdint>
@@ -95,7 +95,8 @@ void launch_tuned_with(const copy_args& a, cudaStream_t stream) {
   launch_tuned_with<E, Policy>(a, stream, 0);
 }
 
-/// copy_tuned's whole tiles (tuned_tiles::whole, copy_tuned_whole in copy_transpose_policy.hpp):
+/// copy_tuned's whole tiles (tuned_tiles::whole_h100 and whole_h200: copy_tuned_whole and
+/// copy_tuned_whole_h200 in copy_transpose_policy.hpp):
 /// matrices made of whole Policy tiles whose source and destination rows all start on 16 bytes,
 /// their tiles walked down each strip whatever the shape (tall ones too, unlike tiles_walk_down:
 /// copy_transpose_policy.hpp says why). One tile per block, no edge paths, and

@@ -257,7 +257,7 @@ std::string kernel_text(const stage& s) {
     if (kernel == copy_kernel::full_height)
       regions = full_height_regions(a, s.super_bytes);
     else if (kernel != copy_kernel::skinny && kernel != copy_kernel::full_width &&
-             !(kernel == copy_kernel::tuned && choose_tuned_tiles(a, w) == tuned_tiles::whole))
+             !(kernel == copy_kernel::tuned && is_whole(choose_tuned_tiles(a, w))))
       regions = tile_regions(a, s.super_bytes);
   }
   if (regions > 1)

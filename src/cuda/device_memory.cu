@@ -1,7 +1,8 @@
 // What the tuning knows of the current device's memory: whether it is the H100 80GB's, whose
-// stride resonance (tile_regions.cu) and large tiles (copy_transpose_policy.hpp) were measured.
-// The H200 (6016-bit interface) ran the large tiles behind the standard ones and showed no
-// resonance at the periods tried (twenty-fourth session, docs/performance.md).
+// stride resonance (tile_regions.cu) and large tiles (copy_transpose_policy.hpp) were measured,
+// or the H200's (6016-bit interface), which ran the large tiles behind the standard ones and
+// showed no resonance at the periods tried (twenty-fourth session, docs/performance.md) and has
+// whole tiles of its own (thirty-first session).
 #include <array>
 #include <atomic>
 
@@ -35,11 +36,24 @@ int memory_bus_bits() {
 
 /// The H100 80GB's memory interface: five stacks of 1024 bits.
 constexpr int h100_memory_bus_bits = 5120;
+/// The H200's, as its runtime reports it (docs/performance.md, twenty-fourth session).
+constexpr int h200_memory_bus_bits = 6016;
 
 }  // namespace
 
+device_memory current_device_memory() {
+  switch (memory_bus_bits()) {
+    case h100_memory_bus_bits:
+      return device_memory::h100;
+    case h200_memory_bus_bits:
+      return device_memory::h200;
+    default:
+      return device_memory::other;
+  }
+}
+
 bool h100_memory_interface() {
-  return memory_bus_bits() == h100_memory_bus_bits;
+  return current_device_memory() == device_memory::h100;
 }
 
 }  // namespace xpose::detail::cuda

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <memory>
 #include <random>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -245,19 +246,31 @@ TEST(GpuCopyTranspose, ShortOneByteUnalignedMatricesTakeTallTilesThatFillTheRows
 
 // The large tiles of copy_tuned (1- and 2-byte elements; 4- and 8-byte ones never) and
 // copy_unaligned (1- and 2-byte ones) only where the device has the H100's memory interface;
-// copy_unaligned's 4-byte large tiles on any device. Then both tile sizes through the dispatch
-// against the reference.
+// copy_unaligned's 4-byte large tiles on any device. The library's memory is the one the runtime
+// reports. Then both tile sizes through the dispatch against the reference.
 TEST(GpuCopyTranspose, LargeTilesOnlyWhereMeasuredAhead) {
   XPOSE_REQUIRE_GPU();
   using namespace detail::cuda;
   const bool h100_memory = xpose::test::has_h100_memory_interface();
   EXPECT_EQ(h100_memory_interface(), h100_memory);
-  const tuned_tiles on_h100 = h100_memory ? tuned_tiles::large : tuned_tiles::standard;
-  EXPECT_EQ(choose_tuned_tiles(dense_args(16384, 16384), 1), on_h100);
-  EXPECT_EQ(choose_tuned_tiles(dense_args(16384, 8192), 2), on_h100);
-  EXPECT_EQ(choose_tuned_tiles(dense_args(8192, 8192), 8), tuned_tiles::standard);
-  EXPECT_EQ(choose_tuned_tiles(dense_args(16384, 8192), 8), tuned_tiles::standard);
-  EXPECT_EQ(choose_tuned_tiles(dense_args(8192, 8192), 4), tuned_tiles::standard);
+  const int bus_bits = xpose::test::memory_bus_bits();
+  EXPECT_EQ(current_device_memory(), bus_bits == 5120   ? device_memory::h100
+                                     : bus_bits == 6016 ? device_memory::h200
+                                                        : device_memory::other);
+  EXPECT_EQ(choose_tuned_tiles(dense_args(16384, 16384), 1),
+            h100_memory ? tuned_tiles::large : tuned_tiles::standard);
+  const auto tiles = [](std::int64_t rows, std::int64_t cols, int e, device_memory memory) {
+    return choose_tuned_tiles(dense_args(rows, cols), e, memory);
+  };
+  EXPECT_EQ(tiles(16384, 16384, 1, device_memory::h100), tuned_tiles::large);
+  EXPECT_EQ(tiles(16384, 8192, 2, device_memory::h100), tuned_tiles::large);
+  EXPECT_EQ(tiles(8192, 8192, 8, device_memory::h100), tuned_tiles::standard);
+  EXPECT_EQ(tiles(16384, 8192, 8, device_memory::h100), tuned_tiles::standard);
+  EXPECT_EQ(tiles(8192, 8192, 4, device_memory::h100), tuned_tiles::standard);
+  for (const device_memory memory : {device_memory::h200, device_memory::other}) {
+    EXPECT_EQ(tiles(16384, 16384, 1, memory), tuned_tiles::standard);
+    EXPECT_NE(tiles(16384, 8192, 2, memory), tuned_tiles::large);
+  }
   EXPECT_EQ(copy_unaligned_takes_large(dense_args(16383, 16385), 1), h100_memory);
   EXPECT_EQ(copy_unaligned_takes_large(dense_args(16383, 8193), 2), h100_memory);
   EXPECT_TRUE(copy_unaligned_takes_large(dense_args(16383, 8193), 4));
@@ -267,19 +280,16 @@ TEST(GpuCopyTranspose, LargeTilesOnlyWhereMeasuredAhead) {
 
 // On the H100's memory, 4- and 8-byte matrices made of whole copy_tuned_whole tiles (32 x 64 and
 // 32 x 32 elements), of at most 128 and 256 MiB (the batch's) and 32 rows a column, whose source
-// rows resonate with no memory period take the whole tiles; both sides of each line, other element
-// sizes never, misaligned rows never; the plan's text names them. Then such shapes through the
-// dispatch against the reference: dense, tall, padded rows, a strided batch, column-major.
-TEST(GpuCopyTranspose, WholeTilesForFourAndEightByteMatricesMadeOfThem) {
-  XPOSE_REQUIRE_GPU();
+// rows resonate with no memory period take the whole tiles; both sides of each line, other
+// element sizes never, misaligned rows never. The rule alone: runs without a device too (CI).
+TEST(GpuCopyTranspose, WholeTilesRuleOnTheH100Memory) {
   using namespace detail::cuda;
-  const tuned_tiles whole =
-      xpose::test::has_h100_memory_interface() ? tuned_tiles::whole : tuned_tiles::standard;
   const auto tiles = [](std::int64_t rows, std::int64_t cols, int e, std::int64_t batch = 1) {
     copy_args a = dense_args(rows, cols);
     a.batch = batch;
-    return choose_tuned_tiles(a, e);
+    return choose_tuned_tiles(a, e, device_memory::h100);
   };
+  constexpr tuned_tiles whole = tuned_tiles::whole_h100;
   static_assert(std::int64_t{4096} * 8192 * 4 == copy_tuned_whole<4>::most_bytes &&
                 std::int64_t{4096} * 8192 * 8 == copy_tuned_whole<8>::most_bytes);
   EXPECT_EQ(tiles(4096, 4096, 4), whole);
@@ -303,25 +313,87 @@ TEST(GpuCopyTranspose, WholeTilesForFourAndEightByteMatricesMadeOfThem) {
   EXPECT_EQ(tiles(4096, 4128, 8), whole);
   EXPECT_EQ(tiles(4096, 4112, 8), tuned_tiles::standard);
   for (int e : {1, 2, 16}) EXPECT_EQ(tiles(4096, 4096, e), tuned_tiles::standard) << e;
-  EXPECT_EQ(tuned_tiles_text(dense_args(4096, 4096), 4),
-            whole == tuned_tiles::whole
-                ? "whole tiles of 32 rows x 256 bytes in its lean kernel (no edge paths, full "
-                  "occupancy)"
-                : "tiles of 64 rows x 256 bytes");
-  EXPECT_EQ(tuned_tiles_text(dense_args(4096, 4096), 8),
-            whole == tuned_tiles::whole
-                ? "whole tiles of 32 rows x 256 bytes in its lean kernel (no edge paths, full "
-                  "occupancy)"
-                : "tiles of 64 rows x 256 bytes");
+  EXPECT_EQ(tiles(16384, 16384, 1), tuned_tiles::large);  // the large tiles come first
   copy_args misaligned = dense_args(4096, 4096);
   misaligned.src = reinterpret_cast<void*>(std::uintptr_t{4});
-  EXPECT_EQ(choose_tuned_tiles(misaligned, 4), tuned_tiles::standard);
+  EXPECT_EQ(choose_tuned_tiles(misaligned, 4, device_memory::h100), tuned_tiles::standard);
+}
+
+// On the H200's memory, 2-, 4-, 8- and 16-byte matrices made of whole copy_tuned_whole_h200
+// tiles (64 x 64, 32 x 32, 32 x 32 and 16 x 32 elements) of at most 32 rows a column take the
+// whole tiles, whatever their size and rows (no resonance known there); no large tiles; other
+// element sizes and misaligned rows never; other memories never. Runs without a device too.
+TEST(GpuCopyTranspose, WholeTilesRuleOnTheH200Memory) {
+  using namespace detail::cuda;
+  const auto tiles = [](std::int64_t rows, std::int64_t cols, int e, std::int64_t batch = 1,
+                        device_memory memory = device_memory::h200) {
+    copy_args a = dense_args(rows, cols);
+    a.batch = batch;
+    return choose_tuned_tiles(a, e, memory);
+  };
+  constexpr tuned_tiles whole = tuned_tiles::whole_h200;
+  EXPECT_EQ(tiles(4096, 4096, 4), whole);
+  EXPECT_EQ(tiles(16384, 16384, 4), whole);  // 1 GiB
+  EXPECT_EQ(tiles(2048, 2048, 4, 100), whole);
+  EXPECT_EQ(tiles(4096, 4128, 4), whole);
+  EXPECT_EQ(tiles(4096, 4112, 4), tuned_tiles::standard);  // columns not whole tiles
+  EXPECT_EQ(tiles(4112, 4096, 4), tuned_tiles::standard);  // rows not whole tiles
+  EXPECT_EQ(tiles(32768, 1024, 4), whole);
+  EXPECT_EQ(tiles(32800, 1024, 4), tuned_tiles::standard);  // more than 32 rows a column
+  EXPECT_EQ(tiles(64, 163840, 4), whole);                   // resonant on the H100
+  EXPECT_EQ(tiles(4096, 4096, 2), whole);
+  EXPECT_EQ(tiles(4096, 4160, 2), whole);
+  EXPECT_EQ(tiles(4096, 4128, 2), tuned_tiles::standard);
+  EXPECT_EQ(tiles(4128, 4096, 2), tuned_tiles::standard);
+  EXPECT_EQ(tiles(16384, 8192, 2), whole);  // the large tiles' shape on the H100
+  EXPECT_EQ(tiles(8192, 8192, 8), whole);   // over the H100's 256 MiB
+  EXPECT_EQ(tiles(16384, 512, 8), whole);
+  EXPECT_EQ(tiles(16416, 512, 8), tuned_tiles::standard);
+  EXPECT_EQ(tiles(4096, 4096, 16), whole);
+  EXPECT_EQ(tiles(4112, 4096, 16), whole);
+  EXPECT_EQ(tiles(4104, 4096, 16), tuned_tiles::standard);
+  EXPECT_EQ(tiles(4096, 4112, 16), tuned_tiles::standard);
+  EXPECT_EQ(tiles(16384, 16384, 1), tuned_tiles::standard);
+  EXPECT_EQ(tiles(4096, 4096, 1), tuned_tiles::standard);
+  copy_args misaligned = dense_args(4096, 4096);
+  misaligned.dst = reinterpret_cast<void*>(std::uintptr_t{8});
+  EXPECT_EQ(choose_tuned_tiles(misaligned, 4, device_memory::h200), tuned_tiles::standard);
+  for (int e : {1, 2, 4, 8, 16})
+    EXPECT_EQ(tiles(4096, 4096, e, 1, device_memory::other), tuned_tiles::standard) << e;
+}
+
+// Through the dispatch on this device: the plan's text names the tiles its memory takes, and
+// shapes that the whole tiles take on the H100's or the H200's memory (dense, tall, padded rows,
+// a strided batch, column-major) match the reference, whichever tiles run here.
+TEST(GpuCopyTranspose, WholeTilesThroughTheDispatch) {
+  XPOSE_REQUIRE_GPU();
+  using namespace detail::cuda;
+  const device_memory memory = current_device_memory();
+  const auto text = [](int e) { return tuned_tiles_text(dense_args(4096, 4096), e); };
+  const std::string lean = " in its lean kernel (no edge paths, full occupancy)";
+  if (memory == device_memory::h100) {
+    EXPECT_EQ(text(4), "whole tiles of 32 rows x 256 bytes" + lean);
+    EXPECT_EQ(text(8), "whole tiles of 32 rows x 256 bytes" + lean);
+    EXPECT_EQ(text(2), "tiles of 64 rows x 128 bytes");
+  } else if (memory == device_memory::h200) {
+    EXPECT_EQ(text(2), "whole tiles of 64 rows x 128 bytes" + lean);
+    EXPECT_EQ(text(4), "whole tiles of 32 rows x 128 bytes" + lean);
+    EXPECT_EQ(text(8), "whole tiles of 32 rows x 256 bytes" + lean);
+    EXPECT_EQ(text(16), "whole tiles of 16 rows x 512 bytes" + lean);
+  } else {
+    EXPECT_EQ(text(4), "tiles of 64 rows x 256 bytes");
+  }
   check_copy({1024, 2048, 4}, route::copy_tuned, 107);
   check_copy({512, 1024, 8}, route::copy_tuned, 108);
+  check_copy({1024, 2048, 2}, route::copy_tuned, 114);
+  check_copy({512, 1024, 16}, route::copy_tuned, 115);
   check_copy({4096, 128, 4}, route::copy_tuned, 112);
   check_copy({2048, 64, 8}, route::copy_tuned, 113);
+  check_copy({1024, 32, 16}, route::copy_tuned, 116);
   check_copy({256, 640, 4, 648, 264}, route::copy_tuned, 109);
+  check_copy({256, 640, 2, 648, 264}, route::copy_tuned, 117);
   check_copy({96, 160, 8, 162, 100, 3, 96 * 162 + 2, 160 * 100 + 4}, route::copy_tuned, 110);
+  check_copy({96, 160, 16, 161, 97, 3, 96 * 161 + 1, 160 * 97 + 2}, route::copy_tuned, 118);
   copy_case column_major{640, 256, 4};
   column_major.order = storage_order::col_major;
   check_copy(column_major, route::copy_tuned, 111);

@@ -21,6 +21,7 @@
 #include <optional>
 #include <random>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "cuda/copy_transpose_launch.hpp"
@@ -352,37 +353,64 @@ TEST(GpuCopyUnaligned, CopyTunedLargeTilesSmallSanitizerShapes) {
   }
 }
 
-// copy_tuned's whole tiles (copy_tuned_whole, 4- and 8-byte elements) on small shapes under
-// compute-sanitizer: one tile, twice as many rows as columns (still walked down), padded rows, a
-// strided batch at pointers on 16 bytes past the allocation's 256. Shapes they do not fit, other
-// element sizes and regions throw internal_error and leave the destination untouched.
+// The whole tiles' rows and columns (tile_bytes / E) for each element size they take.
+struct whole_tile_size {
+  xpose::detail::cuda::tuned_tiles tiles;
+  int e;
+  std::int64_t rows, cols;
+};
+template <int E, class Whole>
+constexpr whole_tile_size whole_tile_of(xpose::detail::cuda::tuned_tiles tiles) {
+  return {tiles, E, Whole::policy::tile_rows, Whole::policy::tile_bytes / E};
+}
+const whole_tile_size whole_tile_sizes[] = {
+    whole_tile_of<4, xpose::detail::cuda::copy_tuned_whole<4>>(
+        xpose::detail::cuda::tuned_tiles::whole_h100),
+    whole_tile_of<8, xpose::detail::cuda::copy_tuned_whole<8>>(
+        xpose::detail::cuda::tuned_tiles::whole_h100),
+    whole_tile_of<2, xpose::detail::cuda::copy_tuned_whole_h200<2>>(
+        xpose::detail::cuda::tuned_tiles::whole_h200),
+    whole_tile_of<4, xpose::detail::cuda::copy_tuned_whole_h200<4>>(
+        xpose::detail::cuda::tuned_tiles::whole_h200),
+    whole_tile_of<8, xpose::detail::cuda::copy_tuned_whole_h200<8>>(
+        xpose::detail::cuda::tuned_tiles::whole_h200),
+    whole_tile_of<16, xpose::detail::cuda::copy_tuned_whole_h200<16>>(
+        xpose::detail::cuda::tuned_tiles::whole_h200)};
+
+// copy_tuned's whole tiles, the H100's (copy_tuned_whole: 4- and 8-byte elements) and the H200's
+// (copy_tuned_whole_h200: 2, 4, 8, 16 bytes), on small shapes under compute-sanitizer, on any
+// device: one tile, a tall shape (still walked down), padded rows, a strided batch at pointers on
+// 16 bytes past the allocation's 256. Shapes they do not fit, other element sizes and regions
+// throw internal_error and leave the destination untouched.
 TEST(GpuCopyUnaligned, CopyTunedWholeTilesSmallSanitizerShapes) {
   XPOSE_REQUIRE_GPU();
   using xpose::detail::cuda::tuned_tiles;
-  for (int e : {4, 8}) {
-    const std::int64_t rows = 32, cols = 256 / e;  // one tile
+  for (const whole_tile_size& w : whole_tile_sizes) {
+    const int e = w.e;
+    const std::int64_t rows = w.rows, cols = w.cols, pad = 16 / e;  // pad: one 16-byte chunk
     const std::size_t ue = static_cast<std::size_t>(e);
-    unaligned_case one{rows, cols, e}, tall{8 * cols + 32, cols, e};
-    unaligned_case padded{3 * rows, 5 * cols, e, 5 * cols + 16 / e, 3 * rows + 32 / e};
-    const std::int64_t lda = 3 * cols + 64 / e, ldb = 2 * rows + 16 / e;  // rows on 16 bytes
+    unaligned_case one{rows, cols, e}, tall{8 * cols + rows, cols, e};
+    unaligned_case padded{3 * rows, 5 * cols, e, 5 * cols + pad, 3 * rows + 2 * pad};
+    const std::int64_t lda = 3 * cols + 4 * pad, ldb = 2 * rows + pad;  // rows on 16 bytes
     unaligned_case batch{
-        2 * rows, 3 * cols, e, lda, ldb, 3, 2 * rows * lda + 16 / e, 3 * cols * ldb + 32 / e,
-        16,       48};
+        2 * rows, 3 * cols, e, lda, ldb, 3, 2 * rows * lda + pad, 3 * cols * ldb + 2 * pad, 16, 48};
     for (unaligned_case* c : {&one, &tall, &padded, &batch}) {
-      c->tuned_tiles = tuned_tiles::whole;
+      c->tuned_tiles = w.tiles;
       check_unaligned(*c, 410 + c->rows + e);
     }
     unaligned_case not_whole{rows + 1, cols, e}, misaligned{rows, cols, e, 0, 0, 1, 0, 0, ue},
         in_regions{rows, cols, e};
     in_regions.regions = 2;
     for (unaligned_case* c : {&not_whole, &misaligned, &in_regions}) {
-      c->tuned_tiles = tuned_tiles::whole;
+      c->tuned_tiles = w.tiles;
       expect_tuned_tiles_refused(*c);
     }
   }
-  for (int e : {1, 2, 16}) {
+  for (const auto& [tiles, e] :
+       {std::pair{tuned_tiles::whole_h100, 1}, std::pair{tuned_tiles::whole_h100, 2},
+        std::pair{tuned_tiles::whole_h100, 16}, std::pair{tuned_tiles::whole_h200, 1}}) {
     unaligned_case c{64, 256, e};
-    c.tuned_tiles = tuned_tiles::whole;
+    c.tuned_tiles = tiles;
     expect_tuned_tiles_refused(c);
   }
 }
@@ -391,16 +419,19 @@ TEST(GpuCopyUnaligned, CopyTunedWholeTilesSmallSanitizerShapes) {
 // touched: runs without one too (CI).
 TEST(GpuCopyUnaligned, CopyTunedWholeTilesRefuseEmptyMatrices) {
   using xpose::detail::cuda::launch_copy_tuned_tiles, xpose::detail::cuda::tuned_tiles;
-  for (const auto& [rows, cols, batch] :
-       {std::tuple<std::int64_t, std::int64_t, std::int64_t>{0, 64, 1}, {32, 0, 1}, {32, 64, 0}}) {
-    xpose::detail::cuda::copy_args a;
-    a.rows = rows;
-    a.cols = cols;
-    a.batch = batch;
-    a.lda = a.ldb = 64;
-    a.src_stride = a.dst_stride = 32 * 64;
-    expect_refused([&] { launch_copy_tuned_tiles(a, 4, tuned_tiles::whole, nullptr); });
-  }
+  for (const tuned_tiles tiles : {tuned_tiles::whole_h100, tuned_tiles::whole_h200})
+    for (const auto& [rows, cols, batch] :
+         {std::tuple<std::int64_t, std::int64_t, std::int64_t>{0, 64, 1},
+          {32, 0, 1},
+          {32, 64, 0}}) {
+      xpose::detail::cuda::copy_args a;
+      a.rows = rows;
+      a.cols = cols;
+      a.batch = batch;
+      a.lda = a.ldb = 64;
+      a.src_stride = a.dst_stride = 32 * 64;
+      expect_refused([&] { launch_copy_tuned_tiles(a, 4, tiles, nullptr); });
+    }
 }
 
 TEST(GpuCopyUnaligned, EveryRowAndColumnCountUpTo40) {

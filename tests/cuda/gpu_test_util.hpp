@@ -24,14 +24,19 @@ inline bool have_cuda_device() {
     if (!::xpose::test::have_cuda_device()) GTEST_SKIP() << "no CUDA device"; \
   } while (0)
 
-/// Whether the current device's memory interface is 5120 bits wide, as the H100 80GB's: asked of
-/// the runtime here, apart from the library's own h100_memory_interface.
-inline bool has_h100_memory_interface() {
+/// The width of the current device's memory interface in bits: asked of the runtime here, apart
+/// from the library's own current_device_memory.
+inline int memory_bus_bits() {
   int device = 0, bus_bits = 0;
   EXPECT_EQ(cudaGetDevice(&device), cudaSuccess);
   EXPECT_EQ(cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, device),
             cudaSuccess);
-  return bus_bits == 5120;
+  return bus_bits;
+}
+
+/// Whether the current device's memory interface is 5120 bits wide, as the H100 80GB's.
+inline bool has_h100_memory_interface() {
+  return memory_bus_bits() == 5120;
 }
 
 /// Expects `launch` to throw xpose::error with status::internal_error: a launcher refusing a shape
