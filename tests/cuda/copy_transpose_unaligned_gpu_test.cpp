@@ -398,8 +398,11 @@ TEST(GpuCopyUnaligned, CopyTunedWholeTilesSmallSanitizerShapes) {
       c->tuned_tiles = w.tiles;
       check_unaligned(*c, 410 + c->rows + e);
     }
-    unaligned_case not_whole{rows + 1, cols, e}, misaligned{rows, cols, e, 0, 0, 1, 0, 0, ue},
-        in_regions{rows, cols, e};
+    // A source one element past 16 bytes; for 16-byte elements, half of one (still refused
+    // before any launch, which would need whole elements).
+    const std::size_t off_16_bytes = e == 16 ? 8 : ue;
+    unaligned_case not_whole{rows + 1, cols, e},
+        misaligned{rows, cols, e, 0, 0, 1, 0, 0, off_16_bytes}, in_regions{rows, cols, e};
     in_regions.regions = 2;
     for (unaligned_case* c : {&not_whole, &misaligned, &in_regions}) {
       c->tuned_tiles = w.tiles;
