@@ -146,12 +146,13 @@ struct copy_tuned_whole<8> {
   static constexpr std::int64_t most_bytes = std::int64_t{1} << 28;
 };
 /// copy_tuned_whole_h200<E>: the whole tiles on the H200's memory (choose_tuned_tiles), for 2-,
-/// 4-, 8- and 16-byte matrices made of them of up to copy_tuned_whole_most_aspect rows a column,
-/// of any size: 2 bytes 64 rows x 128 bytes, 256 threads, eight blocks per SM; 4 bytes 32 x 128
-/// bytes, 128 threads, sixteen blocks; 8 bytes copy_tuned_whole<8>'s; 16 bytes 16 x 512 bytes,
-/// 256 threads, eight blocks: full occupancy for each. On the H200 (thirty-first session,
-/// docs/performance.md; harness, L2 evicted, x copy, two rounds), against the standard kernel
-/// (the dispatch on that memory before) and geam:
+/// 4-, 8- and 16-byte matrices made of them of up to `most_aspect` rows a column, of any size: 2
+/// bytes 64 rows x 128 bytes, 256 threads, eight blocks per SM, up to 2 rows a column (where the
+/// standard tiles walk down); 4 bytes 32 x 128 bytes, 128 threads, sixteen blocks, up to 32; 8
+/// bytes copy_tuned_whole<8>'s, up to 512; 16 bytes 16 x 512 bytes, 256 threads, eight blocks, up
+/// to 4096: full occupancy for each. On the H200 (thirty-first session, docs/performance.md;
+/// harness, L2 evicted, x copy, two rounds), against the standard kernel (the dispatch on that
+/// memory before) and geam:
 /// - 4 bytes: 2048^2 0.930-0.940 against 0.866-0.868, 4096^2 0.944 against 0.902-0.906, 4096 x
 ///   8192 0.930-0.966 against 0.901-0.924, 8192^2 0.945-0.948 against 0.924-0.927, 16384 x 8192
 ///   0.959-0.962 against 0.936-0.938, 16384^2 0.955 against 0.939-0.940 (sgeam 0.88-0.93); tall
@@ -162,14 +163,24 @@ struct copy_tuned_whole<8> {
 /// - 8 bytes: 2048^2 0.965-0.971 against 0.938-0.939, 4096^2 0.940-0.987 against 0.954-0.959,
 ///   8192^2 0.974-0.976 against 0.973-0.974, 8192 x 2048 0.938-0.967 against 0.906-0.933, 16384 x
 ///   4096 0.963-0.966 against 0.886-0.889, 16384 x 8192 0.963 against 0.962 (dgeam 0.93-0.98);
-///   taller than 32 rows a column level (1048576 x 32 0.908-0.911 against 0.912-0.914) or ahead
-///   (65536 x 512 0.949-0.951 against 0.921, not taken: one shape). 512 threads and four blocks,
-///   the H100's tiles before, ran 0.843-0.879.
+///   taller, ahead up to 512 rows a column and level or behind from 2048 (below; 1048576 x 32
+///   0.908-0.911 against 0.912-0.914). 512 threads and four blocks, the H100's tiles before, ran
+///   0.843-0.879.
 /// - 2 bytes: 4096^2 0.900-0.914 against 0.881-0.888, 8192^2 0.927-0.929 against 0.917-0.919,
 ///   16384^2 0.963-0.968 against 0.962-0.963. 16 bytes: 2048^2 0.970-0.977 against 0.926-0.933,
 ///   4096^2 0.965-0.967 against 0.923-0.926, 8192 x 4096 0.974-0.979 against 0.935-0.937.
-/// - 1 byte: none; 128 x 128-byte tiles ran level or behind on squares (16384^2 0.929-0.930
-///   against 0.937) and ahead only on tall 32768 x 8192 (0.928-0.934 against 0.881-0.882).
+/// - 1 byte: none; 128 x 128-byte tiles ran level or behind on squares (16384^2 0.929-0.935
+///   against 0.937-0.941), ahead on tall 32768 x 8192 and 65536 x 4096 (0.905-0.934 against
+///   0.875-0.884) and behind from 64 rows a column (131072 x 2048 0.81 against 0.875).
+/// - Rows a column (run 7, 256 MiB each), whole / standard: 2 bytes 65536 x 2048 (32) 0.864-0.868
+///   / 0.880-0.882, from 128 rows a column 0.75-0.80 / 0.88-0.89; 4 bytes 65536 x 1024 (64)
+///   0.884-0.887 / 0.886-0.890, from 256 0.73-0.80 / 0.88-0.90; 8 bytes 32768 x 1024 (32)
+///   0.952-0.955 / 0.917-0.918, 65536 x 512 (128) 0.948-0.949 / 0.916-0.921, 131072 x 256 (512)
+///   0.934-0.936 / 0.910-0.915, 262144 x 128 (2048) 0.913 / 0.914-0.920, 524288 x 64 0.899-0.908 /
+///   0.915; 16 bytes 16384 x 1024 (16) 0.955-0.958 / 0.897, 32768 x 512 (64) 0.951 / 0.900-0.902,
+///   65536 x 256 0.919-0.922 / 0.900-0.903, 131072 x 128 0.915-0.916 / 0.905-0.907, 262144 x 64
+///   (4096) 0.910-0.912 / 0.897-0.902. 2-byte shapes between 2 and 32 rows a column were not
+///   measured.
 /// On the H100 these tiles ran level with its own or behind (4-byte 32 x 128 bytes 0.945-0.954
 /// against 0.960-0.967 from 256 MiB; 2- and 16-byte ones level).
 template <int E>
@@ -180,21 +191,25 @@ template <>
 struct copy_tuned_whole_h200<2> {
   static constexpr bool taken = true;
   using policy = tile_policy<64, 128, 256, 8>;
+  static constexpr std::int64_t most_aspect = 2;
 };
 template <>
 struct copy_tuned_whole_h200<4> {
   static constexpr bool taken = true;
   using policy = tile_policy<32, 128, 128, 16>;
+  static constexpr std::int64_t most_aspect = 32;
 };
 template <>
 struct copy_tuned_whole_h200<8> {
   static constexpr bool taken = true;
   using policy = copy_tuned_whole<8>::policy;
+  static constexpr std::int64_t most_aspect = 512;
 };
 template <>
 struct copy_tuned_whole_h200<16> {
   static constexpr bool taken = true;
   using policy = tile_policy<16, 512, 256, 8>;
+  static constexpr std::int64_t most_aspect = 4096;
 };
 
 /// Square tile swap: square tiles (tile_rows == tile_bytes / E), two per block.

@@ -207,11 +207,11 @@ tuned_tiles choose_h100_tiles_for(const copy_args& a) {
 }
 
 /// On the H200's memory: the whole tiles for 2-, 4-, 8- and 16-byte matrices made of them of at
-/// most copy_tuned_whole_most_aspect rows a column, any size (copy_tuned_whole_h200's comment).
+/// most copy_tuned_whole_h200's rows a column, any size (copy_tuned_whole_h200's comment).
 template <int E>
 tuned_tiles choose_h200_tiles_for(const copy_args& a) {
   if constexpr (copy_tuned_whole_h200<E>::taken) {
-    if (a.rows <= copy_tuned_whole_most_aspect * a.cols &&
+    if (a.rows <= copy_tuned_whole_h200<E>::most_aspect * a.cols &&
         whole_tiles_fit<E, typename copy_tuned_whole_h200<E>::policy>(a))
       return tuned_tiles::whole_h200;
   }

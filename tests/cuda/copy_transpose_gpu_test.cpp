@@ -320,9 +320,10 @@ TEST(GpuCopyTranspose, WholeTilesRuleOnTheH100Memory) {
 }
 
 // On the H200's memory, 2-, 4-, 8- and 16-byte matrices made of whole copy_tuned_whole_h200
-// tiles (64 x 64, 32 x 32, 32 x 32 and 16 x 32 elements) of at most 32 rows a column take the
-// whole tiles, whatever their size and rows (no resonance known there); no large tiles; other
-// element sizes and misaligned rows never; other memories never. Runs without a device too.
+// tiles (64 x 64, 32 x 32, 32 x 32 and 16 x 32 elements) of at most 2, 32, 512 and 4096 rows a
+// column take the whole tiles, whatever their size and rows (no resonance known there); no large
+// tiles; other element sizes and misaligned rows never; other memories never. Runs without a
+// device too.
 TEST(GpuCopyTranspose, WholeTilesRuleOnTheH200Memory) {
   using namespace detail::cuda;
   const auto tiles = [](std::int64_t rows, std::int64_t cols, int e, std::int64_t batch = 1,
@@ -332,6 +333,10 @@ TEST(GpuCopyTranspose, WholeTilesRuleOnTheH200Memory) {
     return choose_tuned_tiles(a, e, memory);
   };
   constexpr tuned_tiles whole = tuned_tiles::whole_h200;
+  static_assert(copy_tuned_whole_h200<2>::most_aspect == 2 &&
+                copy_tuned_whole_h200<4>::most_aspect == 32 &&
+                copy_tuned_whole_h200<8>::most_aspect == 512 &&
+                copy_tuned_whole_h200<16>::most_aspect == 4096);
   EXPECT_EQ(tiles(4096, 4096, 4), whole);
   EXPECT_EQ(tiles(16384, 16384, 4), whole);  // 1 GiB
   EXPECT_EQ(tiles(2048, 2048, 4, 100), whole);
@@ -345,14 +350,18 @@ TEST(GpuCopyTranspose, WholeTilesRuleOnTheH200Memory) {
   EXPECT_EQ(tiles(4096, 4160, 2), whole);
   EXPECT_EQ(tiles(4096, 4128, 2), tuned_tiles::standard);
   EXPECT_EQ(tiles(4128, 4096, 2), tuned_tiles::standard);
-  EXPECT_EQ(tiles(16384, 8192, 2), whole);  // the large tiles' shape on the H100
-  EXPECT_EQ(tiles(8192, 8192, 8), whole);   // over the H100's 256 MiB
+  EXPECT_EQ(tiles(16384, 8192, 2), whole);                  // the large tiles' shape on the H100
+  EXPECT_EQ(tiles(16448, 8192, 2), tuned_tiles::standard);  // more than 2 rows a column
+  EXPECT_EQ(tiles(8192, 8192, 8), whole);                   // over the H100's 256 MiB
   EXPECT_EQ(tiles(16384, 512, 8), whole);
-  EXPECT_EQ(tiles(16416, 512, 8), tuned_tiles::standard);
+  EXPECT_EQ(tiles(262144, 512, 8), whole);
+  EXPECT_EQ(tiles(262176, 512, 8), tuned_tiles::standard);  // more than 512 rows a column
   EXPECT_EQ(tiles(4096, 4096, 16), whole);
   EXPECT_EQ(tiles(4112, 4096, 16), whole);
   EXPECT_EQ(tiles(4104, 4096, 16), tuned_tiles::standard);
   EXPECT_EQ(tiles(4096, 4112, 16), tuned_tiles::standard);
+  EXPECT_EQ(tiles(131072, 32, 16), whole);
+  EXPECT_EQ(tiles(131088, 32, 16), tuned_tiles::standard);  // more than 4096 rows a column
   EXPECT_EQ(tiles(16384, 16384, 1), tuned_tiles::standard);
   EXPECT_EQ(tiles(4096, 4096, 1), tuned_tiles::standard);
   copy_args misaligned = dense_args(4096, 4096);
