@@ -50,6 +50,15 @@ __host__ __device__ constexpr bool tiles_walk_down(std::int64_t rows, std::int64
 constexpr std::int64_t rows_in_whole_tiles(std::int64_t rows, std::int64_t height) {
   return (rows + height - 1) / height * height;
 }
+/// The memories the tuning tells apart, by the width of the device's memory interface (and, for
+/// the H200, its size): the H100 80GB's (5120 bits), where the period and copy_tuned's and
+/// copy_unaligned's large tiles were measured, the H200's (6016 bits, 128 GiB or more), where
+/// copy_tuned's whole tiles have tiles of their own, and any other (or no device).
+enum class device_memory { h100, h200, other };
+/// The current device's memory (other without a device), looked up once per device.
+device_memory current_device_memory();
+/// Whether the current device's memory is the H100 80GB's.
+bool h100_memory_interface();
 /// Stride resonance of the H100's memory (twenty-third session, docs/performance.md): where k
 /// source rows (walking down) or destination rows (walking across) span about a whole number of
 /// 1.25 MiB (5 x 2^18 bytes; k = 1, 2, 3, 4 or 6, within 1280 bytes), the blocks that run at the
@@ -66,15 +75,6 @@ constexpr std::int64_t rows_in_whole_tiles(std::int64_t rows, std::int64_t heigh
 /// `a` (elements of `elem_bytes`) meets at a time, on devices whose memory interface has the
 /// H100's 5120 bits; 1 elsewhere (not measured). full_height_regions: resonant_strip_regions of
 /// a's source rows, which copy_full_height's blocks take strip by strip, on the same devices.
-/// The memories the tuning tells apart, by the width of the device's memory interface: the H100
-/// 80GB's (5120 bits), where the period and copy_tuned's and copy_unaligned's large tiles were
-/// measured, the H200's (6016 bits), where copy_tuned's whole tiles have tiles of their own, and
-/// any other (or no device).
-enum class device_memory { h100, h200, other };
-/// The current device's memory (other without a device), looked up once per device.
-device_memory current_device_memory();
-/// Whether the current device's memory is the H100 80GB's.
-bool h100_memory_interface();
 constexpr std::int64_t h100_memory_period = std::int64_t{5} << 18;
 constexpr std::int64_t resonance_tolerance_bytes = 1280;
 int resonant_rows(std::int64_t row_bytes, std::int64_t period);

@@ -127,7 +127,7 @@ struct copy_tuned_large<2> {
 /// threads level or ahead: 2048^2 0.972-0.978 against 0.965-0.970, 4096^2 0.961-0.962 against
 /// 0.961-0.963, 8192 x 2048 0.959-0.960 against 0.958-0.959, 16384 x 4096 0.966-0.968 against
 /// 0.964-0.967, and past the caps 8192^2 0.971 against 0.964, 1048576 x 32 0.956 against
-/// 0.944-0.945.
+/// 0.943-0.945.
 constexpr std::int64_t copy_tuned_whole_most_aspect = 32;
 template <int E>
 struct copy_tuned_whole {

@@ -1,8 +1,9 @@
 // copy_tuned: out-of-place transposition tuned for Hopper (seed slides 001, "more work per
 // thread", with 16-byte loads and stores and a swizzled shared-memory tile; see
 // shared_tile_transpose.cuh and copy_transpose_tuned_kernel.cuh). The launcher picks the
-// policy of the element size and, for 1- and 2-byte elements, of the matrix size, and for 4- and
-// 8-byte matrices made of whole tiles the lean kernel (copy_transpose_policy.hpp) at run time.
+// policy of the element size and, for 1- and 2-byte elements, of the matrix size, and for
+// matrices made of whole tiles the lean kernel with the tiles of the device's memory (H100: 4 and
+// 8 bytes; H200: 2, 4, 8, 16; copy_transpose_policy.hpp) at run time.
 // Assumes element-aligned pointers. Skinny shapes (fewer columns than copy_tuned_policy's tile, or
 // fewer rows and tiles too empty: choose_for) go to copy_transpose_skinny.cu, short, wide ones that
 // tiles would cut to copy_transpose_full_height_kernel.cuh, tall, narrow ones whose column tiles

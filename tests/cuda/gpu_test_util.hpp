@@ -34,6 +34,15 @@ inline int memory_bus_bits() {
   return bus_bits;
 }
 
+/// The current device's memory in bytes, asked of the runtime here.
+inline std::size_t device_memory_bytes() {
+  int device = 0;
+  cudaDeviceProp properties{};
+  EXPECT_EQ(cudaGetDevice(&device), cudaSuccess);
+  EXPECT_EQ(cudaGetDeviceProperties(&properties, device), cudaSuccess);
+  return properties.totalGlobalMem;
+}
+
 /// Whether the current device's memory interface is 5120 bits wide, as the H100 80GB's.
 inline bool has_h100_memory_interface() {
   return memory_bus_bits() == 5120;
