@@ -98,7 +98,7 @@ struct copy_tuned_large<2> {
 /// for matrices made of whole tiles whose rows all start on 16 bytes (one tile per block, no
 /// edge paths, 32-bit offsets: 22-32 registers against the standard kernel's 62, so that a
 /// thread needs no more than full occupancy leaves it), taken on the H100's memory by 4- and
-/// 8-byte matrices of at most `most_bytes` (the batch's) and copy_tuned_whole_most_aspect rows a
+/// 8-byte matrices of at most `most_bytes` (the batch's) and `most_aspect` rows a
 /// column (choose_tuned_tiles): tiles of 32 rows x 256 bytes, 256 threads, eight blocks per SM.
 /// On the H100 (thirtieth session, docs/performance.md; harness, L2 evicted before each launch,
 /// x copy), against the standard kernel's 64 x 256-byte tiles of 256 threads, four blocks per SM,
@@ -109,7 +109,7 @@ struct copy_tuned_large<2> {
 ///   0.964-0.968 against 0.959-0.961 (dgeam 0.951-0.958), 2048^2 0.961-0.968 against
 ///   0.952-0.962, 4096 x 8192 0.963-0.972 against 0.964-0.967 (these 8-byte rows with 512
 ///   threads and four blocks per SM, below).
-/// - tall shapes of up to copy_tuned_whole_most_aspect rows a column, whose standard tiles walk
+/// - tall shapes of up to `most_aspect` rows a column, whose standard tiles walk
 ///   across (tiles_walk_down), with the whole tiles walked down (two runs): 4-byte 16384 x 2048
 ///   0.953-0.957 against 0.938-0.942, 8192 x 1024 0.934-0.951 against 0.926-0.935, 32768 x 1024
 ///   0.945-0.953 against 0.942-0.948, 8192 x 2048 level; 8-byte 8192 x 2048 0.959-0.963 against
@@ -128,7 +128,6 @@ struct copy_tuned_large<2> {
 /// 0.961-0.963, 8192 x 2048 0.959-0.960 against 0.958-0.959, 16384 x 4096 0.966-0.968 against
 /// 0.964-0.967, and past the caps 8192^2 0.971 against 0.964, 1048576 x 32 0.956 against
 /// 0.943-0.945.
-constexpr std::int64_t copy_tuned_whole_most_aspect = 32;
 template <int E>
 struct copy_tuned_whole {
   static constexpr bool taken = false;
@@ -137,12 +136,14 @@ template <>
 struct copy_tuned_whole<4> {
   static constexpr bool taken = true;
   using policy = tile_policy<32, 256, 256, 8>;
+  static constexpr std::int64_t most_aspect = 32;
   static constexpr std::int64_t most_bytes = std::int64_t{1} << 27;
 };
 template <>
 struct copy_tuned_whole<8> {
   static constexpr bool taken = true;
   using policy = tile_policy<32, 256, 256, 8>;
+  static constexpr std::int64_t most_aspect = 32;
   static constexpr std::int64_t most_bytes = std::int64_t{1} << 28;
 };
 /// copy_tuned_whole_h200<E>: the whole tiles on the H200's memory (choose_tuned_tiles), for 2-,

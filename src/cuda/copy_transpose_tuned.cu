@@ -187,11 +187,24 @@ copy_kernel choose_for(const copy_args& a) {
   return tiles;
 }
 
+/// Whether the whole tiles of `Whole` (copy_tuned_whole or copy_tuned_whole_h200) take `a`: E-byte
+/// elements they take, at most Whole<E>::most_aspect rows a column, made of their tiles on rows
+/// that start on 16 bytes.
+template <int E, template <int> class Whole>
+bool whole_tiles_take(const copy_args& a) {
+  if constexpr (Whole<E>::taken) {
+    return a.rows <= Whole<E>::most_aspect * a.cols &&
+           whole_tiles_fit<E, typename Whole<E>::policy>(a);
+  } else {
+    return false;
+  }
+}
+
 /// On the H100's memory: the large tiles for matrices of at least copy_tuned_large_bytes and
 /// copy_tuned_large_rows rows, the whole tiles for 4- and 8-byte matrices made of them of at most
-/// copy_tuned_whole's bytes and copy_tuned_whole_most_aspect rows a column whose source rows (the
-/// whole tiles walk down) resonate with no memory period on the H100 (resonant_regions: the whole
-/// tiles take no regions); copy_transpose_policy.hpp says why.
+/// copy_tuned_whole's bytes and rows a column whose source rows (the whole tiles walk down)
+/// resonate with no memory period on the H100 (resonant_regions: the whole tiles take no
+/// regions); copy_transpose_policy.hpp says why.
 template <int E>
 tuned_tiles choose_h100_tiles_for(const copy_args& a) {
   if (takes_large_tiles(a.rows, a.cols, E, copy_tuned_large_bytes) &&
@@ -199,8 +212,7 @@ tuned_tiles choose_h100_tiles_for(const copy_args& a) {
     return tuned_tiles::large;
   if constexpr (copy_tuned_whole<E>::taken) {
     if (a.batch * a.rows * a.cols * E <= copy_tuned_whole<E>::most_bytes &&
-        a.rows <= copy_tuned_whole_most_aspect * a.cols &&
-        whole_tiles_fit<E, typename copy_tuned_whole<E>::policy>(a) &&
+        whole_tiles_take<E, copy_tuned_whole>(a) &&
         resonant_regions(a.lda * E, h100_memory_period) == 1)
       return tuned_tiles::whole_h100;
   }
@@ -211,12 +223,8 @@ tuned_tiles choose_h100_tiles_for(const copy_args& a) {
 /// most copy_tuned_whole_h200's rows a column, any size (copy_tuned_whole_h200's comment).
 template <int E>
 tuned_tiles choose_h200_tiles_for(const copy_args& a) {
-  if constexpr (copy_tuned_whole_h200<E>::taken) {
-    if (a.rows <= copy_tuned_whole_h200<E>::most_aspect * a.cols &&
-        whole_tiles_fit<E, typename copy_tuned_whole_h200<E>::policy>(a))
-      return tuned_tiles::whole_h200;
-  }
-  return tuned_tiles::standard;
+  return whole_tiles_take<E, copy_tuned_whole_h200>(a) ? tuned_tiles::whole_h200
+                                                       : tuned_tiles::standard;
 }
 
 /// Runs the whole tiles of `Whole` (copy_tuned_whole or copy_tuned_whole_h200), named `name` in

@@ -302,7 +302,7 @@ TEST(GpuCopyTranspose, WholeTilesRuleOnTheH100Memory) {
   EXPECT_EQ(tiles(4080, 4096, 4), tuned_tiles::standard);  // rows not whole tiles
   EXPECT_EQ(tiles(4096, 4100, 4), tuned_tiles::standard);  // columns not whole tiles
   EXPECT_EQ(tiles(4096, 2048, 4), whole);
-  static_assert(copy_tuned_whole_most_aspect == 32);
+  static_assert(copy_tuned_whole<4>::most_aspect == 32 && copy_tuned_whole<8>::most_aspect == 32);
   EXPECT_EQ(tiles(32768, 1024, 4), whole);  // tall: the standard tiles would walk across
   EXPECT_EQ(tiles(16384, 512, 8), whole);
   EXPECT_EQ(tiles(16416, 512, 8), tuned_tiles::standard);  // taller
