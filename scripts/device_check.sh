@@ -9,7 +9,8 @@
 #   times only its odd-shape and edge-shape part (copy_unaligned policies, the dispatch);
 #   TUNE=any copy_any_size's policies (elements of 3 to 15 bytes that are not powers of two);
 #   TUNE=skinny skinny_any_size's slab sizes next to copy_any_size and the super-element kernel;
-#   TUNE=large copy_tuned's standard and large tiles (copy_tuned_large) on aligned shapes.
+#   TUNE=large copy_tuned's standard and large tiles (copy_tuned_large) on aligned shapes;
+#   TUNE=unaligned copy_unaligned's policies, with smaller tiles at more blocks per SM.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 BUILD=${1:-build-cuda}
@@ -60,6 +61,8 @@ if [[ -n ${TUNE:-} ]]; then
     timeout 200 "$BUILD/device_tune" --skinny-any-size >"$OUT/device_tune.log" 2>&1
   elif [[ $TUNE == large ]]; then
     timeout 200 "$BUILD/device_tune" --large-tiles >"$OUT/device_tune.log" 2>&1
+  elif [[ $TUNE == unaligned ]]; then
+    timeout 200 "$BUILD/device_tune" --unaligned >"$OUT/device_tune.log" 2>&1
   else
     timeout 200 "$BUILD/device_tune" >"$OUT/device_tune.log" 2>&1
   fi

@@ -16,6 +16,10 @@
 // `--large-tiles` times copy_tuned with its standard and its large tiles (copy_tuned_large) on
 // aligned shapes of 1- and 2-byte elements, from a few rows to square, next to the dispatch,
 // three rounds each.
+// `--unaligned` times copy_unaligned's candidate policies (row blocks, tile widths, threads and
+// blocks per SM: the library's standard and large ones, and smaller tiles at more blocks per SM)
+// on odd shapes of 1-, 2-, 4- and 8-byte elements of 64 MiB to 512 MiB, next to the dispatch,
+// two rounds.
 // `--profile` runs the dispatch once on 10007 x 7001 for 1-, 2-, 4- and 8-byte elements (for
 // ncu).
 // Build: nvcc -std=c++17 -O3 -arch=sm_90 -Iinclude -Isrc device_tune_policies.cu libxpose.a
@@ -271,6 +275,31 @@ void tiles_sweep(std::int64_t rows, std::int64_t cols) {
   }
 }
 
+/// copy_unaligned's candidates per element size (tiles of B * 16 / E rows plus a halo of 32 / E,
+/// W bytes wide; shared memory W * (B + 2) * 16 / E bytes): the library's standard and large
+/// policies first, then smaller tiles at more blocks per SM, two rounds.
+void unaligned_sweeps() {
+  for (int round = 0; round < 2; ++round) {
+    for (auto [r, c] : {std::pair{16383, 16385}, {32767, 8193}, {10007, 7001}, {23169, 23171}})
+      shape_sweep<1, copy_unaligned_policy<1>, copy_unaligned_large<1>::policy,
+                  unaligned_policy<6, 128, 128, 8>, unaligned_policy<14, 128, 128, 6>,
+                  unaligned_policy<22, 128, 256, 4>, unaligned_policy<30, 128, 256, 3>,
+                  unaligned_policy<6, 256, 256, 4>>(r, c);
+    for (auto [r, c] : {std::pair{11583, 11585}, {16383, 8193}, {10007, 7001}})
+      shape_sweep<2, copy_unaligned_policy<2>, copy_unaligned_large<2>::policy,
+                  unaligned_policy<14, 128, 128, 8>, unaligned_policy<30, 128, 128, 6>,
+                  unaligned_policy<6, 256, 128, 8>, unaligned_policy<30, 256, 256, 3>>(r, c);
+    for (auto [r, c] : {std::pair{16383, 8193}, {8191, 8193}, {10007, 7001}})
+      shape_sweep<4, copy_unaligned_policy<4>, copy_unaligned_large<4>::policy,
+                  unaligned_policy<14, 256, 128, 8>, unaligned_policy<30, 128, 128, 8>,
+                  unaligned_policy<14, 512, 256, 4>, unaligned_policy<30, 256, 256, 4>>(r, c);
+    for (auto [r, c] : {std::pair{5791, 5793}, {8191, 8193}, {10007, 7001}})
+      shape_sweep<8, copy_unaligned_policy<8>, unaligned_policy<30, 256, 128, 8>,
+                  unaligned_policy<30, 512, 256, 4>, unaligned_policy<14, 512, 256, 4>,
+                  unaligned_policy<62, 256, 256, 4>>(r, c);
+  }
+}
+
 /// Short matrices of just over 128 MiB (columns a multiple of 16), then square and long ones.
 void large_tiles_sweeps() {
   const auto cols_for = [](std::int64_t rows, int e) {
@@ -307,6 +336,10 @@ int main(int argc, char** argv) {
   }
   if (argc > 1 && std::strcmp(argv[1], "--large-tiles") == 0) {
     large_tiles_sweeps();
+    return cudaDeviceSynchronize() == cudaSuccess ? 0 : 1;
+  }
+  if (argc > 1 && std::strcmp(argv[1], "--unaligned") == 0) {
+    unaligned_sweeps();
     return cudaDeviceSynchronize() == cudaSuccess ? 0 : 1;
   }
   if (argc > 1 && std::strcmp(argv[1], "--skinny-any-size") == 0) {

@@ -53,7 +53,8 @@ constexpr std::int64_t rows_in_whole_tiles(std::int64_t rows, std::int64_t heigh
 /// The memories the tuning tells apart, by the width of the device's memory interface (and, for
 /// the H200, its size): the H100 80GB's (5120 bits), where the period and copy_tuned's and
 /// copy_unaligned's large tiles were measured, the H200's (6016 bits, 128 GiB or more), where
-/// copy_tuned's whole tiles have tiles of their own, and any other (or no device).
+/// copy_tuned's whole tiles have tiles of their own and copy_unaligned's 4- and 8-byte tiles
+/// threads of their own, and any other (or no device).
 enum class device_memory { h100, h200, other };
 /// The current device's memory (other without a device), looked up once per device.
 device_memory current_device_memory();
@@ -130,7 +131,8 @@ enum class unaligned_tiles { standard, large, tall };
 /// copy_unaligned_short_large_bytes whose rows its tiles fill at least 1/16 better
 /// (copy_unaligned_takes_large); 1-byte ones of at least copy_unaligned_large_bytes whose rows
 /// copy_unaligned_tall_policy's tiles fill at least 1/5 better than the standard ones run those
-/// (copy_unaligned_takes_tall).
+/// (copy_unaligned_takes_tall). On the H200's memory 4- and 8-byte elements run their tiles in
+/// blocks of copy_unaligned_h200's threads.
 void launch_copy_unaligned(const copy_args& a, int word_bytes, cudaStream_t stream);
 bool copy_unaligned_takes_large(const copy_args& a, int word_bytes);
 bool copy_unaligned_takes_tall(const copy_args& a, int word_bytes);
@@ -138,10 +140,16 @@ bool copy_unaligned_takes_tall(const copy_args& a, int word_bytes);
 /// and a halo of H rows".
 unaligned_tiles choose_unaligned_tiles(const copy_args& a, int word_bytes);
 std::string unaligned_tiles_text(const copy_args& a, int word_bytes);
+/// The threads a block of copy_unaligned's `tiles` for `word_bytes` has on `memory`: the
+/// policy's, or on the H200's copy_unaligned_h200's (half of them for 4- and 8-byte words, at
+/// twice the blocks per SM).
+int copy_unaligned_threads(int word_bytes, unaligned_tiles tiles, device_memory memory);
 /// copy_unaligned with the given tiles (tests run the large and tall ones on small shapes; the
-/// tall ones only for word_bytes 1), in `regions` (0: tile_regions').
+/// tall ones only for word_bytes 1), in `regions` (0: tile_regions'), in blocks of the threads of
+/// `memory` (tests run both memories' on any device).
 void launch_copy_unaligned_tiles(const copy_args& a, int word_bytes, unaligned_tiles tiles,
-                                 cudaStream_t stream, int regions = 0);
+                                 cudaStream_t stream, int regions = 0,
+                                 device_memory memory = current_device_memory());
 /// copy_full_height: short, wide matrices whose tile covers every row (a destination row is
 /// written by one block; a dense destination as one run per block); word_bytes 1, 2, 4 or 8, rows
 /// that full_height_fits. The tile takes the widest of 512, 256, 128 and 64 bytes of each source

@@ -304,6 +304,23 @@ template <>
 struct copy_unaligned_large<4> {
   using policy = unaligned_policy<30, 256, 512, 2>;
 };
+/// copy_unaligned_h200<E, Policy>: the threads copy_unaligned runs Policy's tiles (standard or
+/// large) with on the H200's memory: for 4- and 8-byte elements the same tiles in blocks of half
+/// the threads at twice the blocks per SM (256 and four instead of 512 and two: 32 KiB of shared
+/// memory and up to 64 registers each); 1- and 2-byte elements keep Policy (256 threads and four
+/// blocks already; 128 threads at six or eight blocks ran behind). On the H200 (thirty-second
+/// session, docs/performance.md; scripts/device_tune_policies.cu --unaligned, median of 7, two
+/// rounds, x copy), 256 / 512 threads: 4-byte 16383 x 8193 (large tiles) 0.936-0.947 against
+/// 0.896-0.908, 8191 x 8193 (standard) 0.941-0.950 against 0.883-0.894, 10007 x 7001 (large)
+/// 0.939-0.946 against 0.887-0.902; 8-byte 5791 x 5793 0.951-0.952 against 0.909-0.919, 8191 x
+/// 8193 0.956-0.963 against 0.914-0.923, 10007 x 7001 0.940-0.943 against 0.906-0.907. On the H100
+/// (same run on it) 256 threads ran 0.01-0.02 behind, so the H100 keeps Policy.
+template <int E, class Policy>
+using copy_unaligned_h200 =
+    std::conditional_t<(E >= 4),
+                       unaligned_policy<Policy::row_blocks, Policy::tile_bytes, Policy::threads / 2,
+                                        Policy::min_blocks * 2>,
+                       Policy>;
 /// copy_unaligned_tall_policy: 1-byte tiles of 22 row blocks (352 rows) of 256 bytes, 512
 /// threads, two blocks per SM, for short, wide matrices of at least copy_unaligned_large_bytes
 /// whose rows they fill at least 1/5 better than the standard 224-row tiles

@@ -2,7 +2,8 @@
 // start on 16 (source) or 32 (destination) bytes (see copy_transpose_unaligned_kernel.cuh), with
 // the policy of the element size, of copy_unaligned_large for large matrices, or for 1-byte
 // elements copy_unaligned_tall_policy on short, wide ones whose rows its tiles fill better
-// (copy_transpose_policy.hpp).
+// (copy_transpose_policy.hpp); on the H200's memory 4- and 8-byte elements run those tiles in
+// blocks of the H200's threads (copy_unaligned_h200).
 #include <string>
 #include <type_traits>
 
@@ -14,14 +15,23 @@ namespace xpose::detail::cuda {
 
 namespace {
 
+/// Policy's tiles at the threads of `memory` (copy_unaligned_h200 on the H200's).
+template <int E, class Policy>
+void launch_on(const copy_args& a, device_memory memory, cudaStream_t stream, int regions) {
+  if (memory == device_memory::h200)
+    return launch_unaligned_with<E, copy_unaligned_h200<E, Policy>>(a, stream, regions);
+  launch_unaligned_with<E, Policy>(a, stream, regions);
+}
+
 template <int E>
-void launch_for(const copy_args& a, unaligned_tiles tiles, cudaStream_t stream, int regions) {
+void launch_for(const copy_args& a, unaligned_tiles tiles, device_memory memory,
+                cudaStream_t stream, int regions) {
   switch (tiles) {
     case unaligned_tiles::large:
-      return launch_unaligned_with<E, typename copy_unaligned_large<E>::policy>(a, stream, regions);
+      return launch_on<E, typename copy_unaligned_large<E>::policy>(a, memory, stream, regions);
     case unaligned_tiles::tall:
       if constexpr (E == 1) {
-        return launch_unaligned_with<1, copy_unaligned_tall_policy>(a, stream, regions);
+        return launch_on<1, copy_unaligned_tall_policy>(a, memory, stream, regions);
       } else {
         throw error(status::internal_error,
                     "copy_unaligned: the tall tiles are for 1-byte words, not " +
@@ -30,7 +40,7 @@ void launch_for(const copy_args& a, unaligned_tiles tiles, cudaStream_t stream, 
     case unaligned_tiles::standard:
       break;
   }
-  launch_unaligned_with<E, copy_unaligned_policy<E>>(a, stream, regions);
+  launch_on<E, copy_unaligned_policy<E>>(a, memory, stream, regions);
 }
 
 /// with_word for the word sizes copy_unaligned takes: all of with_word's but 16.
@@ -124,10 +134,31 @@ void launch_copy_unaligned(const copy_args& a, int word_bytes, cudaStream_t stre
   launch_copy_unaligned_tiles(a, word_bytes, choose_unaligned_tiles(a, word_bytes), stream);
 }
 
+int copy_unaligned_threads(int word_bytes, unaligned_tiles tiles, device_memory memory) {
+  return with_unaligned_word(word_bytes, [&](auto e) {
+    constexpr int E = decltype(e)::value;
+    const auto threads = [&](auto policy) {
+      using Policy = decltype(policy);
+      return memory == device_memory::h200 ? copy_unaligned_h200<E, Policy>::threads
+                                           : Policy::threads;
+    };
+    switch (tiles) {
+      case unaligned_tiles::large:
+        return threads(typename copy_unaligned_large<E>::policy{});
+      case unaligned_tiles::tall:
+        return threads(copy_unaligned_tall_policy{});
+      case unaligned_tiles::standard:
+        break;
+    }
+    return threads(copy_unaligned_policy<E>{});
+  });
+}
+
 void launch_copy_unaligned_tiles(const copy_args& a, int word_bytes, unaligned_tiles tiles,
-                                 cudaStream_t stream, int regions) {
-  with_unaligned_word(word_bytes,
-                      [&](auto e) { launch_for<decltype(e)::value>(a, tiles, stream, regions); });
+                                 cudaStream_t stream, int regions, device_memory memory) {
+  with_unaligned_word(word_bytes, [&](auto e) {
+    launch_for<decltype(e)::value>(a, tiles, memory, stream, regions);
+  });
 }
 
 }  // namespace xpose::detail::cuda

@@ -320,6 +320,32 @@ TEST(GpuCopyTranspose, WholeTilesRuleOnTheH100Memory) {
   EXPECT_EQ(choose_tuned_tiles(misaligned, 4, device_memory::h100), tuned_tiles::standard);
 }
 
+// copy_unaligned's blocks: on the H200's memory 4- and 8-byte tiles (standard and large) have
+// 256 threads, half the policy's; 1- and 2-byte ones and every tile on other memories the
+// policy's. Runs without a device too.
+TEST(GpuCopyTranspose, UnalignedThreadsOnEachMemory) {
+  using namespace detail::cuda;
+  for (const unaligned_tiles tiles : {unaligned_tiles::standard, unaligned_tiles::large}) {
+    for (const device_memory memory : {device_memory::h100, device_memory::other}) {
+      EXPECT_EQ(copy_unaligned_threads(4, tiles, memory), 512);
+      EXPECT_EQ(copy_unaligned_threads(8, tiles, memory), 512);
+    }
+    EXPECT_EQ(copy_unaligned_threads(4, tiles, device_memory::h200), 256);
+    EXPECT_EQ(copy_unaligned_threads(8, tiles, device_memory::h200), 256);
+    EXPECT_EQ(copy_unaligned_threads(2, tiles, device_memory::h200),
+              copy_unaligned_threads(2, tiles, device_memory::h100));
+  }
+  EXPECT_EQ(copy_unaligned_threads(1, unaligned_tiles::standard, device_memory::h200), 256);
+  EXPECT_EQ(copy_unaligned_threads(1, unaligned_tiles::large, device_memory::h200), 512);
+  EXPECT_EQ(copy_unaligned_threads(1, unaligned_tiles::tall, device_memory::h200), 512);
+  static_assert(copy_unaligned_h200<4, copy_unaligned_policy<4>>::min_blocks == 4 &&
+                copy_unaligned_h200<8, copy_unaligned_policy<8>>::min_blocks == 4 &&
+                copy_unaligned_h200<4, copy_unaligned_policy<4>>::tile_bytes ==
+                    copy_unaligned_policy<4>::tile_bytes &&
+                copy_unaligned_h200<4, copy_unaligned_large<4>::policy>::row_blocks ==
+                    copy_unaligned_large<4>::policy::row_blocks);
+}
+
 // On the H200's memory, 2-, 4-, 8- and 16-byte matrices made of whole copy_tuned_whole_h200
 // tiles (64 x 64, 32 x 32, 32 x 32 and 16 x 32 elements) of at most 2, 32, 512 and 4096 rows a
 // column take the whole tiles, whatever their size and rows (no resonance known there); no large

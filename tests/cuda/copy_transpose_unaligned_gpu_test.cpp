@@ -43,6 +43,8 @@ struct unaligned_case {
   // copy_unaligned with copy_unaligned_large's policy or (1-byte elements) the tall tiles
   xpose::detail::cuda::unaligned_tiles unaligned_tiles =
       xpose::detail::cuda::unaligned_tiles::standard;
+  // copy_unaligned (launch_copy_unaligned_tiles) in blocks of this memory's threads
+  std::optional<xpose::detail::cuda::device_memory> memory;
   int skinny_slabs = -1;     // >= 0: launch_copy_skinny_slabs with this detail::cuda::skinny_slabs
   bool full_height = false;  // copy_full_height
   bool full_width = false;   // copy_full_width
@@ -105,6 +107,9 @@ void check_unaligned(const unaligned_case& c, std::uint64_t seed) {
         a, c.e, static_cast<xpose::detail::cuda::skinny_slabs>(c.skinny_slabs), nullptr);
   else if (c.tuned_tiles)
     xpose::detail::cuda::launch_copy_tuned_tiles(a, c.e, *c.tuned_tiles, nullptr, c.regions);
+  else if (c.memory)
+    xpose::detail::cuda::launch_copy_unaligned_tiles(a, c.e, c.unaligned_tiles, nullptr, c.regions,
+                                                     *c.memory);
   else if (c.unaligned_tiles != xpose::detail::cuda::unaligned_tiles::standard ||
            (c.regions > 0 && (c.e & (c.e - 1)) == 0 && c.e < 16))
     xpose::detail::cuda::launch_copy_unaligned_tiles(a, c.e, c.unaligned_tiles, nullptr, c.regions);
@@ -202,6 +207,34 @@ TEST(GpuCopyUnaligned, TallTilesSmallSanitizerShapes) {
         unaligned_case{67, 45, 1, 50, 70, 2, 67 * 50 + 3, 45 * 70 + 5, 1, 2}, in_regions}) {
     c.unaligned_tiles = unaligned_tiles::tall;
     check_unaligned(c, 520 + c.rows + c.cols);
+  }
+}
+
+// copy_unaligned's tiles in blocks of each memory's threads (copy_unaligned_h200: the H200's 256
+// threads for 4- and 8-byte elements, the H100's 512), forced on any device, on small shapes under
+// compute-sanitizer: the standard and large tiles of 4-byte elements and the 8-byte ones, fewer
+// rows than a tile, more than one tile with its halo, padded rows with destination rows on 32
+// bytes, a strided batch at misaligned pointers, tiles in three interleaved regions.
+TEST(GpuCopyUnaligned, EachMemorysThreadsSmallSanitizerShapes) {
+  XPOSE_REQUIRE_GPU();
+  using xpose::detail::cuda::device_memory, xpose::detail::cuda::unaligned_tiles;
+  for (const device_memory memory : {device_memory::h200, device_memory::h100}) {
+    for (const auto& [e, tiles] :
+         {std::pair{4, unaligned_tiles::standard}, std::pair{4, unaligned_tiles::large},
+          std::pair{8, unaligned_tiles::standard}}) {
+      const std::size_t ue = static_cast<std::size_t>(e);
+      unaligned_case in_regions{301, 517, e};
+      in_regions.regions = 3;
+      for (unaligned_case c :
+           {unaligned_case{301, 517, e}, unaligned_case{1001, 259, e},
+            unaligned_case{487, 130, e, 131, 512},
+            unaligned_case{67, 45, e, 50, 70, 2, 67 * 50 + 3, 45 * 70 + 5, ue, 2 * ue},
+            in_regions}) {
+        c.unaligned_tiles = tiles;
+        c.memory = memory;
+        check_unaligned(c, 540 + e + c.rows + c.regions);
+      }
+    }
   }
 }
 
