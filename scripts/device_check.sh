@@ -10,7 +10,8 @@
 #   TUNE=any copy_any_size's policies (elements of 3 to 15 bytes that are not powers of two);
 #   TUNE=skinny skinny_any_size's slab sizes next to copy_any_size and the super-element kernel;
 #   TUNE=large copy_tuned's standard and large tiles (copy_tuned_large) on aligned shapes;
-#   TUNE=unaligned copy_unaligned's policies, with smaller tiles at more blocks per SM.
+#   TUNE=unaligned copy_unaligned's policies, with smaller tiles at more blocks per SM;
+#   TUNE=more-blocks copy_sectors' and copy_tuned's 1- and 2-byte tiles at more blocks per SM.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 BUILD=${1:-build-cuda}
@@ -63,6 +64,8 @@ if [[ -n ${TUNE:-} ]]; then
     timeout 200 "$BUILD/device_tune" --large-tiles >"$OUT/device_tune.log" 2>&1
   elif [[ $TUNE == unaligned ]]; then
     timeout 200 "$BUILD/device_tune" --unaligned >"$OUT/device_tune.log" 2>&1
+  elif [[ $TUNE == more-blocks ]]; then
+    timeout 200 "$BUILD/device_tune" --more-blocks >"$OUT/device_tune.log" 2>&1
   else
     timeout 200 "$BUILD/device_tune" >"$OUT/device_tune.log" 2>&1
   fi

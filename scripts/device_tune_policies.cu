@@ -20,6 +20,9 @@
 // blocks per SM: the library's standard and large ones, and smaller tiles at more blocks per SM)
 // on odd shapes of 1-, 2-, 4- and 8-byte elements of 64 MiB to 512 MiB, next to the dispatch,
 // two rounds.
+// `--more-blocks` times copy_sectors (16-byte elements, odd shapes) and copy_tuned's standard
+// 1- and 2-byte tiles (aligned shapes not made of whole tiles) at more blocks per SM than the
+// library's policies, next to the dispatch, two rounds.
 // `--profile` runs the dispatch once on 10007 x 7001 for 1-, 2-, 4- and 8-byte elements (for
 // ncu).
 // Build: nvcc -std=c++17 -O3 -arch=sm_90 -Iinclude -Isrc device_tune_policies.cu libxpose.a
@@ -300,6 +303,22 @@ void unaligned_sweeps() {
   }
 }
 
+/// copy_sectors' and copy_tuned's candidates at more blocks per SM (the library's policy first),
+/// two rounds.
+void more_blocks_sweeps() {
+  for (int round = 0; round < 2; ++round) {
+    for (auto [r, c] : {std::pair{4095, 4097}, {3001, 7001}, {8191, 2049}})
+      shape_sweep<16, copy_sectors_policy<16>, sectors_policy<32, 32, 256, 4>,
+                  sectors_policy<32, 32, 128, 8>, sectors_policy<32, 32, 512, 2>>(r, c);
+    for (auto [r, c] : {std::pair{8192, 8192}, {16384, 16384}, {8208, 8176}})
+      shape_sweep<1, copy_tuned_policy<1>, tile_policy<64, 128, 128, 8>,
+                  tile_policy<128, 128, 128, 8>, tile_policy<64, 256, 256, 4>>(r, c);
+    for (auto [r, c] : {std::pair{8208, 8176}, {12304, 8176}})
+      shape_sweep<2, copy_tuned_policy<2>, tile_policy<64, 128, 256, 4>,
+                  tile_policy<32, 128, 128, 8>, tile_policy<128, 128, 256, 4>>(r, c);
+  }
+}
+
 /// Short matrices of just over 128 MiB (columns a multiple of 16), then square and long ones.
 void large_tiles_sweeps() {
   const auto cols_for = [](std::int64_t rows, int e) {
@@ -336,6 +355,10 @@ int main(int argc, char** argv) {
   }
   if (argc > 1 && std::strcmp(argv[1], "--large-tiles") == 0) {
     large_tiles_sweeps();
+    return cudaDeviceSynchronize() == cudaSuccess ? 0 : 1;
+  }
+  if (argc > 1 && std::strcmp(argv[1], "--more-blocks") == 0) {
+    more_blocks_sweeps();
     return cudaDeviceSynchronize() == cudaSuccess ? 0 : 1;
   }
   if (argc > 1 && std::strcmp(argv[1], "--unaligned") == 0) {

@@ -53,8 +53,8 @@ constexpr std::int64_t rows_in_whole_tiles(std::int64_t rows, std::int64_t heigh
 /// The memories the tuning tells apart, by the width of the device's memory interface (and, for
 /// the H200, its size): the H100 80GB's (5120 bits), where the period and copy_tuned's and
 /// copy_unaligned's large tiles were measured, the H200's (6016 bits, 128 GiB or more), where
-/// copy_tuned's whole tiles have tiles of their own and copy_unaligned's 4- and 8-byte tiles
-/// threads of their own, and any other (or no device).
+/// copy_tuned's whole tiles have tiles of their own, copy_unaligned's 4- and 8-byte tiles threads
+/// of their own and copy_sectors more blocks per SM, and any other (or no device).
 enum class device_memory { h100, h200, other };
 /// The current device's memory (other without a device), looked up once per device.
 device_memory current_device_memory();
@@ -176,8 +176,10 @@ constexpr std::int64_t full_width_most_row_bytes = 1024;
 bool full_width_fits(std::int64_t cols, int word_bytes);
 void launch_copy_full_width(const copy_args& a, int word_bytes, cudaStream_t stream);
 /// copy_sectors: rows of any alignment, one element per lane and whole 32-byte destination
-/// sectors; word_bytes 16. Any shape.
-void launch_copy_sectors(const copy_args& a, int word_bytes, cudaStream_t stream, int regions = 0);
+/// sectors; word_bytes 16. Any shape. With the policy of `memory` (tests run both on any device):
+/// copy_sectors_h200_policy on the H200's, else copy_sectors_policy<16>.
+void launch_copy_sectors(const copy_args& a, int word_bytes, cudaStream_t stream, int regions = 0,
+                         device_memory memory = current_device_memory());
 /// Skinny matrices (those choose_copy_kernel names skinny: fewer columns than copy_tuned_policy's
 /// tile, or fewer rows and the tiles too empty, that copy_full_height and copy_full_width do not
 /// take): slabs of the whole short side times a stretch of

@@ -1,6 +1,6 @@
 // copy_sectors: out-of-place transposition of 16-byte elements whose destination rows do not
 // start on 32 bytes (see copy_transpose_sectors_kernel.cuh), with the policy of
-// copy_transpose_policy.hpp.
+// copy_transpose_policy.hpp (copy_sectors_h200_policy on the H200's memory).
 #include <string>
 
 #include "cuda/copy_transpose_launch.hpp"
@@ -9,9 +9,12 @@
 
 namespace xpose::detail::cuda {
 
-void launch_copy_sectors(const copy_args& a, int word_bytes, cudaStream_t stream, int regions) {
+void launch_copy_sectors(const copy_args& a, int word_bytes, cudaStream_t stream, int regions,
+                         device_memory memory) {
   switch (word_bytes) {
     case 16:
+      if (memory == device_memory::h200)
+        return launch_sectors_with<16, copy_sectors_h200_policy>(a, stream, regions);
       return launch_sectors_with<16, copy_sectors_policy<16>>(a, stream, regions);
     default:
       throw error(status::internal_error,

@@ -43,7 +43,8 @@ struct unaligned_case {
   // copy_unaligned with copy_unaligned_large's policy or (1-byte elements) the tall tiles
   xpose::detail::cuda::unaligned_tiles unaligned_tiles =
       xpose::detail::cuda::unaligned_tiles::standard;
-  // copy_unaligned (launch_copy_unaligned_tiles) in blocks of this memory's threads
+  // copy_unaligned (launch_copy_unaligned_tiles) or, for 16-byte elements, copy_sectors with
+  // this memory's policy
   std::optional<xpose::detail::cuda::device_memory> memory;
   int skinny_slabs = -1;     // >= 0: launch_copy_skinny_slabs with this detail::cuda::skinny_slabs
   bool full_height = false;  // copy_full_height
@@ -107,6 +108,8 @@ void check_unaligned(const unaligned_case& c, std::uint64_t seed) {
         a, c.e, static_cast<xpose::detail::cuda::skinny_slabs>(c.skinny_slabs), nullptr);
   else if (c.tuned_tiles)
     xpose::detail::cuda::launch_copy_tuned_tiles(a, c.e, *c.tuned_tiles, nullptr, c.regions);
+  else if (c.memory && c.e == 16)
+    xpose::detail::cuda::launch_copy_sectors(a, c.e, nullptr, c.regions, *c.memory);
   else if (c.memory)
     xpose::detail::cuda::launch_copy_unaligned_tiles(a, c.e, c.unaligned_tiles, nullptr, c.regions,
                                                      *c.memory);
@@ -211,17 +214,19 @@ TEST(GpuCopyUnaligned, TallTilesSmallSanitizerShapes) {
 }
 
 // copy_unaligned's tiles in blocks of each memory's threads (copy_unaligned_h200: the H200's 256
-// threads for 4- and 8-byte elements, the H100's 512), forced on any device, on small shapes under
-// compute-sanitizer: the standard and large tiles of 4-byte elements and the 8-byte ones, fewer
-// rows than a tile, more than one tile with its halo, padded rows with destination rows on 32
-// bytes, a strided batch at misaligned pointers, tiles in three interleaved regions.
+// threads for 4- and 8-byte elements, the H100's 512) and copy_sectors with each memory's policy
+// (copy_sectors_h200_policy, copy_sectors_policy<16>), forced on any device, on small shapes under
+// compute-sanitizer: the standard and large tiles of 4-byte elements, the 8-byte ones and the
+// 16-byte sectors, fewer rows than a tile, more than one tile with its halo, padded rows with
+// destination rows on 32 bytes, a strided batch at misaligned pointers, tiles in three
+// interleaved regions.
 TEST(GpuCopyUnaligned, EachMemorysThreadsSmallSanitizerShapes) {
   XPOSE_REQUIRE_GPU();
   using xpose::detail::cuda::device_memory, xpose::detail::cuda::unaligned_tiles;
   for (const device_memory memory : {device_memory::h200, device_memory::h100}) {
     for (const auto& [e, tiles] :
          {std::pair{4, unaligned_tiles::standard}, std::pair{4, unaligned_tiles::large},
-          std::pair{8, unaligned_tiles::standard}}) {
+          std::pair{8, unaligned_tiles::standard}, std::pair{16, unaligned_tiles::standard}}) {
       const std::size_t ue = static_cast<std::size_t>(e);
       unaligned_case in_regions{301, 517, e};
       in_regions.regions = 3;
