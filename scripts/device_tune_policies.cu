@@ -18,7 +18,7 @@
 // three rounds each.
 // `--unaligned` times copy_unaligned's candidate policies (row blocks, tile widths, threads and
 // blocks per SM: the library's standard and large ones, and smaller tiles at more blocks per SM)
-// on odd shapes of 1-, 2-, 4- and 8-byte elements of 64 MiB to 512 MiB, next to the dispatch,
+// on odd shapes of 1-, 2-, 4- and 8-byte elements of 64 MiB to 540 MiB, next to the dispatch,
 // two rounds.
 // `--more-blocks` times copy_sectors (16-byte elements, odd shapes) and copy_tuned's standard
 // 1- and 2-byte tiles (aligned shapes not made of whole tiles) at more blocks per SM than the

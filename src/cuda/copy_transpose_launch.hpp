@@ -142,7 +142,8 @@ unaligned_tiles choose_unaligned_tiles(const copy_args& a, int word_bytes);
 std::string unaligned_tiles_text(const copy_args& a, int word_bytes);
 /// The threads a block of copy_unaligned's `tiles` for `word_bytes` has on `memory`: the
 /// policy's, or on the H200's copy_unaligned_h200's (half of them for 4- and 8-byte words, at
-/// twice the blocks per SM).
+/// twice the blocks per SM); internal_error for the tall tiles of other than 1-byte words, as the
+/// launcher.
 int copy_unaligned_threads(int word_bytes, unaligned_tiles tiles, device_memory memory);
 /// copy_unaligned with the given tiles (tests run the large and tall ones on small shapes; the
 /// tall ones only for word_bytes 1), in `regions` (0: tile_regions'), in blocks of the threads of

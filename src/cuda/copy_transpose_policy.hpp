@@ -314,7 +314,7 @@ struct copy_unaligned_large<4> {
 /// 0.896-0.908, 8191 x 8193 (standard) 0.941-0.950 against 0.883-0.894, 10007 x 7001 (large)
 /// 0.939-0.946 against 0.887-0.902; 8-byte 5791 x 5793 0.951-0.952 against 0.909-0.919, 8191 x
 /// 8193 0.956-0.963 against 0.914-0.923, 10007 x 7001 0.940-0.943 against 0.906-0.907. On the H100
-/// (same run on it) 256 threads ran 0.01-0.02 behind, so the H100 keeps Policy.
+/// (the same sweep there) 256 threads ran 0.01-0.02 behind, so the H100 keeps Policy.
 template <int E, class Policy>
 using copy_unaligned_h200 =
     std::conditional_t<(E >= 4),
@@ -367,8 +367,8 @@ struct copy_sectors_policy<16> : sectors_policy<32, 32, 256, 2> {};
 /// session, docs/performance.md; scripts/device_tune_policies.cu --more-blocks, median of 7, two
 /// rounds, x copy), against copy_sectors_policy<16>: 4095 x 4097 0.964-0.969 against
 /// 0.940-0.954, 3001 x 7001 0.977-0.980 against 0.947-0.950, 8191 x 2049 0.927-0.935 against
-/// 0.911-0.915; 128 threads at eight blocks 0.916-0.962, 512 at two 0.775-0.825. On the H100 (same
-/// run on it) level to 0.008 behind (8191 x 2049 0.964 against 0.965-0.972), so the H100 keeps
+/// 0.911-0.915; 128 threads at eight blocks 0.916-0.962, 512 at two 0.775-0.825. On the H100 (the same
+/// sweep there) level to 0.008 behind (8191 x 2049 0.964 against 0.965-0.972), so the H100 keeps
 /// copy_sectors_policy<16>.
 using copy_sectors_h200_policy = sectors_policy<32, 32, 256, 4>;
 

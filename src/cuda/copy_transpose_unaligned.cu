@@ -15,6 +15,12 @@ namespace xpose::detail::cuda {
 
 namespace {
 
+/// The internal error for the tall tiles asked for E-byte words (they are for 1-byte ones).
+error tall_tiles_refused(int e) {
+  return error(status::internal_error, "copy_unaligned: the tall tiles are for 1-byte words, not " +
+                                           std::to_string(e) + "-byte ones");
+}
+
 /// Policy's tiles at the threads of `memory` (copy_unaligned_h200 on the H200's).
 template <int E, class Policy>
 void launch_on(const copy_args& a, device_memory memory, cudaStream_t stream, int regions) {
@@ -33,9 +39,7 @@ void launch_for(const copy_args& a, unaligned_tiles tiles, device_memory memory,
       if constexpr (E == 1) {
         return launch_on<1, copy_unaligned_tall_policy>(a, memory, stream, regions);
       } else {
-        throw error(status::internal_error,
-                    "copy_unaligned: the tall tiles are for 1-byte words, not " +
-                        std::to_string(E) + "-byte ones");
+        throw tall_tiles_refused(E);
       }
     case unaligned_tiles::standard:
       break;
@@ -146,6 +150,7 @@ int copy_unaligned_threads(int word_bytes, unaligned_tiles tiles, device_memory 
       case unaligned_tiles::large:
         return threads(typename copy_unaligned_large<E>::policy{});
       case unaligned_tiles::tall:
+        if (E != 1) throw tall_tiles_refused(E);
         return threads(copy_unaligned_tall_policy{});
       case unaligned_tiles::standard:
         break;

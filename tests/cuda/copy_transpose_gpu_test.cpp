@@ -322,7 +322,7 @@ TEST(GpuCopyTranspose, WholeTilesRuleOnTheH100Memory) {
 
 // copy_unaligned's blocks: on the H200's memory 4- and 8-byte tiles (standard and large) have
 // 256 threads, half the policy's; 1- and 2-byte ones and every tile on other memories the
-// policy's. Runs without a device too.
+// policy's; the tall tiles for 1-byte words only. Runs without a device too.
 TEST(GpuCopyTranspose, UnalignedThreadsOnEachMemory) {
   using namespace detail::cuda;
   for (const unaligned_tiles tiles : {unaligned_tiles::standard, unaligned_tiles::large}) {
@@ -338,6 +338,7 @@ TEST(GpuCopyTranspose, UnalignedThreadsOnEachMemory) {
   EXPECT_EQ(copy_unaligned_threads(1, unaligned_tiles::standard, device_memory::h200), 256);
   EXPECT_EQ(copy_unaligned_threads(1, unaligned_tiles::large, device_memory::h200), 512);
   EXPECT_EQ(copy_unaligned_threads(1, unaligned_tiles::tall, device_memory::h200), 512);
+  EXPECT_THROW(copy_unaligned_threads(4, unaligned_tiles::tall, device_memory::h200), error);
   static_assert(copy_unaligned_h200<4, copy_unaligned_policy<4>>::min_blocks == 4 &&
                 copy_unaligned_h200<8, copy_unaligned_policy<8>>::min_blocks == 4 &&
                 copy_unaligned_h200<4, copy_unaligned_policy<4>>::tile_bytes ==

@@ -137,7 +137,8 @@ void check_unaligned(const unaligned_case& c, std::uint64_t seed) {
                     << "/" << c.dst_offset << ", skinny slab " << c.skinny_slab_bytes
                     << ", skinny slabs " << c.skinny_slabs << ", full height " << c.full_height
                     << ", full width " << c.full_width << ", regions " << c.regions
-                    << ": first wrong byte " << at;
+                    << ", unaligned tiles " << static_cast<int>(c.unaligned_tiles) << ", memory "
+                    << (c.memory ? static_cast<int>(*c.memory) : -1) << ": first wrong byte " << at;
 }
 
 /// A case copy_tuned's launcher must refuse with c.tuned_tiles: it throws internal_error and
