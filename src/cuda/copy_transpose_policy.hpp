@@ -367,9 +367,9 @@ struct copy_sectors_policy<16> : sectors_policy<32, 32, 256, 2> {};
 /// session, docs/performance.md; scripts/device_tune_policies.cu --more-blocks, median of 7, two
 /// rounds, x copy), against copy_sectors_policy<16>: 4095 x 4097 0.964-0.969 against
 /// 0.940-0.954, 3001 x 7001 0.977-0.980 against 0.947-0.950, 8191 x 2049 0.927-0.935 against
-/// 0.911-0.915; 128 threads at eight blocks 0.916-0.962, 512 at two 0.775-0.825. On the H100 (the same
-/// sweep there) level to 0.008 behind (8191 x 2049 0.964 against 0.965-0.972), so the H100 keeps
-/// copy_sectors_policy<16>.
+/// 0.911-0.915; 128 threads at eight blocks 0.916-0.962, 512 at two 0.775-0.825. On the H100 (the
+/// same sweep there) level to 0.008 behind (8191 x 2049 0.964 against 0.965-0.972), so the H100
+/// keeps copy_sectors_policy<16>.
 using copy_sectors_h200_policy = sectors_policy<32, 32, 256, 4>;
 
 /// copy_any_size (elements of 3 to 15 bytes that are not powers of two, rows of any alignment):
