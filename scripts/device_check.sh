@@ -11,7 +11,8 @@
 #   TUNE=skinny skinny_any_size's slab sizes next to copy_any_size and the super-element kernel;
 #   TUNE=large copy_tuned's standard and large tiles (copy_tuned_large) on aligned shapes;
 #   TUNE=unaligned copy_unaligned's policies, with smaller tiles at more blocks per SM;
-#   TUNE=more-blocks copy_sectors' and copy_tuned's 1- and 2-byte tiles at more blocks per SM.
+#   TUNE=more-blocks copy_sectors' and copy_tuned's 1- and 2-byte tiles at more blocks per SM;
+#   TUNE=any-wide copy_any_size's 3-, 5- and 7-byte tiles of wider rows or at more blocks per SM.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 BUILD=${1:-build-cuda}
@@ -66,6 +67,8 @@ if [[ -n ${TUNE:-} ]]; then
     timeout 200 "$BUILD/device_tune" --unaligned >"$OUT/device_tune.log" 2>&1
   elif [[ $TUNE == more-blocks ]]; then
     timeout 200 "$BUILD/device_tune" --more-blocks >"$OUT/device_tune.log" 2>&1
+  elif [[ $TUNE == any-wide ]]; then
+    timeout 200 "$BUILD/device_tune" --any-size-wide >"$OUT/device_tune.log" 2>&1
   else
     timeout 200 "$BUILD/device_tune" >"$OUT/device_tune.log" 2>&1
   fi

@@ -10,6 +10,9 @@
 // `--any-size` times copy_any_size's candidate policies for every element size it takes (3, 5, 6,
 // 7, 9-15 bytes) on odd, aligned and skinny shapes, next to the super-element kernel in words of
 // the element's widest power of two, checked against the super-element kernel in 1-byte words.
+// `--any-size-wide` times copy_any_size with tiles of 256- and 512-byte rows (fewer L2 read
+// sectors) and with 128-byte rows at more blocks per SM, on 3-, 5- and 7-byte shapes of the
+// bench, next to the library's policy, two rounds.
 // `--skinny-any-size` times skinny_any_size with candidate slab sizes on skinny shapes (a side of
 // 2 to 64) of 3- to 15-byte elements, next to copy_any_size and the super-element kernel, checked
 // the same way.
@@ -222,6 +225,41 @@ void any_size_sweep(std::int64_t rows, std::int64_t cols) {
   any_size_candidate<E>(rows, cols, copy, any_size_policy<E, 32, 256, 6>{});
 }
 
+/// One shape of E-byte elements, two rounds: time_any_size_kernels, then copy_any_size with
+/// each of Policies (tiles of wider rows, fewer L2 read sectors from covering chunks and halo
+/// rows, or more blocks per SM than the library's).
+template <int E, class... Policies>
+void any_size_wide_sweep(std::int64_t rows, std::int64_t cols) {
+  for (int round = 0; round < 2; ++round) {
+    const float copy = time_any_size_kernels<E>(rows, cols);
+    (policy_candidate<E>(
+         rows, cols, copy, "copy_any_size R%d W%d T%d minb %d",
+         {Policies::tile_rows, Policies::tile_bytes, Policies::threads, Policies::min_blocks},
+         launch_any_size_with<E, Policies>),
+     ...);
+  }
+}
+
+/// copy_any_size's 3-, 5- and 7-byte tiles on the bench's shapes of those sizes: 256- and
+/// 512-byte tile rows, and 128-byte ones at more blocks per SM.
+void any_size_wide_sweeps() {
+  for (auto [r, c] : {std::pair{16384, 16384},
+                      {8192, 4096},
+                      {16385, 4096},
+                      {6001, 7001},
+                      {1000001, 100},
+                      {1000000, 128}})
+    any_size_wide_sweep<3, any_size_policy<3, 64, 256, 3>, any_size_policy<3, 96, 256, 2>,
+                        any_size_policy<3, 128, 256, 2>, any_size_policy<3, 32, 512, 2>,
+                        any_size_policy<3, 64, 128, 8>>(r, c);
+  for (auto [r, c] : {std::pair{6001, 7001}, {1000000, 65}, {100, 268435}})
+    any_size_wide_sweep<5, any_size_policy<5, 64, 256, 3>, any_size_policy<5, 128, 256, 2>,
+                        any_size_policy<5, 32, 512, 2>, any_size_policy<5, 64, 128, 8>>(r, c);
+  for (auto [r, c] : {std::pair{6001, 7001}, {1000001, 75}})
+    any_size_wide_sweep<7, any_size_policy<7, 64, 256, 3>, any_size_policy<7, 32, 512, 2>,
+                        any_size_policy<7, 64, 512, 2>, any_size_policy<7, 32, 256, 8>>(r, c);
+}
+
 template <int... E>
 void any_size_sweeps() {
   for (auto [r, c] : {std::pair{6001, 7001}, {8192, 8192}, {16, 3000000}, {64, 1000000}})
@@ -351,6 +389,10 @@ int main(int argc, char** argv) {
   }
   if (argc > 1 && std::strcmp(argv[1], "--any-size") == 0) {
     any_size_sweeps<3, 5, 6, 7, 9, 10, 11, 12, 13, 14, 15>();
+    return cudaDeviceSynchronize() == cudaSuccess ? 0 : 1;
+  }
+  if (argc > 1 && std::strcmp(argv[1], "--any-size-wide") == 0) {
+    any_size_wide_sweeps();
     return cudaDeviceSynchronize() == cudaSuccess ? 0 : 1;
   }
   if (argc > 1 && std::strcmp(argv[1], "--large-tiles") == 0) {
