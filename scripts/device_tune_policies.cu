@@ -387,29 +387,23 @@ int main(int argc, char** argv) {
     for (int e : {1, 2, 4, 8}) launch_copy_tuned(dense(10007, 7001, buf_b), e, nullptr);
     return cudaDeviceSynchronize() == cudaSuccess ? 0 : 1;
   }
-  if (argc > 1 && std::strcmp(argv[1], "--any-size") == 0) {
-    any_size_sweeps<3, 5, 6, 7, 9, 10, 11, 12, 13, 14, 15>();
-    return cudaDeviceSynchronize() == cudaSuccess ? 0 : 1;
-  }
-  if (argc > 1 && std::strcmp(argv[1], "--any-size-wide") == 0) {
-    any_size_wide_sweeps();
-    return cudaDeviceSynchronize() == cudaSuccess ? 0 : 1;
-  }
-  if (argc > 1 && std::strcmp(argv[1], "--large-tiles") == 0) {
-    large_tiles_sweeps();
-    return cudaDeviceSynchronize() == cudaSuccess ? 0 : 1;
-  }
-  if (argc > 1 && std::strcmp(argv[1], "--more-blocks") == 0) {
-    more_blocks_sweeps();
-    return cudaDeviceSynchronize() == cudaSuccess ? 0 : 1;
-  }
-  if (argc > 1 && std::strcmp(argv[1], "--unaligned") == 0) {
-    unaligned_sweeps();
-    return cudaDeviceSynchronize() == cudaSuccess ? 0 : 1;
-  }
-  if (argc > 1 && std::strcmp(argv[1], "--skinny-any-size") == 0) {
-    skinny_any_size_sweeps<3, 5, 6, 7, 12, 15>();
-    return cudaDeviceSynchronize() == cudaSuccess ? 0 : 1;
+  // The sweeps a flag names; with no flag or --odd-only, the policy sweeps below.
+  const struct {
+    const char* flag;
+    void (*run)();
+  } modes[] = {
+      {"--any-size", [] { any_size_sweeps<3, 5, 6, 7, 9, 10, 11, 12, 13, 14, 15>(); }},
+      {"--any-size-wide", any_size_wide_sweeps},
+      {"--large-tiles", large_tiles_sweeps},
+      {"--more-blocks", more_blocks_sweeps},
+      {"--unaligned", unaligned_sweeps},
+      {"--skinny-any-size", [] { skinny_any_size_sweeps<3, 5, 6, 7, 12, 15>(); }},
+  };
+  for (const auto& mode : modes) {
+    if (argc > 1 && std::strcmp(argv[1], mode.flag) == 0) {
+      mode.run();
+      return cudaDeviceSynchronize() == cudaSuccess ? 0 : 1;
+    }
   }
   if (!odd_only) {
     sweep<4, tile_policy<64, 256, 256>, tile_policy<32, 128, 256>, tile_policy<64, 128, 256>,
