@@ -1,7 +1,7 @@
 // Device-machine tuning sweep (run by scripts/device_check.sh with TUNE=1 or TUNE=odd): times
 // candidate tile policies of copy_tuned per element size on 16-byte aligned shapes, as ratios to a
 // device-to-device copy of the same bytes (CUDA events, median of 7). The winners go into
-// src/cuda/copy_transpose_policy.hpp. Odd shapes (rows not 16-byte aligned) time candidate
+// src/cuda/tuning/copy_policies.hpp. Odd shapes (rows not 16-byte aligned) time candidate
 // policies of copy_unaligned (1-, 2-, 4-, 8-byte elements; copy_sectors as the 8-byte comparison)
 // and copy_sectors (16), aligned shapes candidate policies of copy_tuned, each next to the
 // library's dispatch; every output (random data, poisoned
@@ -37,11 +37,11 @@
 #include <utility>
 #include <vector>
 
-#include "cuda/copy_transpose_any_size_kernel.cuh"
-#include "cuda/copy_transpose_policy.hpp"
-#include "cuda/copy_transpose_sectors_kernel.cuh"
-#include "cuda/copy_transpose_tuned_kernel.cuh"
-#include "cuda/copy_transpose_unaligned_kernel.cuh"
+#include "cuda/copy/any_size_kernel.cuh"
+#include "cuda/tuning/copy_policies.hpp"
+#include "cuda/copy/sectors_kernel.cuh"
+#include "cuda/copy/tuned_kernel.cuh"
+#include "cuda/copy/unaligned_kernel.cuh"
 
 using namespace xpose::detail::cuda;
 

@@ -13,7 +13,7 @@
 #include "xpose/error.hpp"
 #include "xpose/version.hpp"
 #ifdef XPOSE_HAVE_CUDA
-#include "cuda/cuda_backend.hpp"
+#include "cuda/backend/cuda_backend.hpp"
 #endif
 
 namespace xpose {

@@ -10,8 +10,8 @@
 #include <thread>
 #include <vector>
 
-#include "cuda/copy_transpose_launch.hpp"
-#include "cuda/copy_transpose_policy.hpp"
+#include "cuda/copy/launchers.hpp"
+#include "cuda/tuning/copy_policies.hpp"
 #include "gpu_test_util.hpp"
 #include "xpose/error.hpp"
 #include "xpose/plan.hpp"

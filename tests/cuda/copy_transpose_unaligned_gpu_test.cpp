@@ -1,12 +1,12 @@
 // The kernels for rows that do not start on 16 / 32 bytes, called directly: copy_unaligned
-// (src/cuda/copy_transpose_unaligned_kernel.cuh, 1-, 2-, 4- and 8-byte elements), copy_sectors
-// (copy_transpose_sectors_kernel.cuh, 16-byte elements), copy_any_size
-// (copy_transpose_any_size_kernel.cuh, 3 to 15 bytes, not powers of two) and skinny_any_size
-// (copy_transpose_skinny_any_size_kernel.cuh, the same sizes, a side of at most 64), the plain
-// and shifted skinny slabs (copy_transpose_skinny.cu, 1-, 2-, 4-, 8- and 16-byte elements),
-// copy_full_height (copy_transpose_full_height_kernel.cuh, 1-, 2-, 4- and 8-byte elements, and
-// copy_transpose_full_height_any_size_kernel.cuh, 3 to 15 bytes), copy_full_width
-// (copy_transpose_full_width_kernel.cuh), copy_tuned's large tiles, copy_unaligned's large
+// (src/cuda/copy/unaligned_kernel.cuh, 1-, 2-, 4- and 8-byte elements), copy_sectors
+// (copy/sectors_kernel.cuh, 16-byte elements), copy_any_size
+// (copy/any_size_kernel.cuh, 3 to 15 bytes, not powers of two) and skinny_any_size
+// (copy/skinny_any_size_kernel.cuh, the same sizes, a side of at most 64), the plain
+// and shifted skinny slabs (copy/skinny.cu, 1-, 2-, 4-, 8- and 16-byte elements),
+// copy_full_height (copy/full_height_kernel.cuh, 1-, 2-, 4- and 8-byte elements, and
+// copy/full_height_any_size_kernel.cuh, 3 to 15 bytes), copy_full_width
+// (copy/full_width_kernel.cuh), copy_tuned's large tiles, copy_unaligned's large
 // policy and 1-byte tall tiles, and copy_any_size's 3-byte, tall and halo tiles on small shapes,
 // the tile kernels in interleaved regions (tile_regions) and copy_full_height's strips in them,
 // against the host reference on random data: odd dimensions, padded rows, misaligned base pointers,
@@ -24,8 +24,8 @@
 #include <utility>
 #include <vector>
 
-#include "cuda/copy_transpose_launch.hpp"
-#include "cuda/copy_transpose_policy.hpp"
+#include "cuda/copy/launchers.hpp"
+#include "cuda/tuning/copy_policies.hpp"
 #include "gpu_test_util.hpp"
 
 namespace xpose::test {
@@ -558,7 +558,7 @@ TEST(GpuCopyUnaligned, MoreTileRowsColumnStripsAndMatricesThanTheGrid) {
   }
 }
 
-// Tiles handed out in interleaved regions (column_tiles.cuh, tile_regions), which the launchers
+// Tiles handed out in interleaved regions (block/column_tiles.cuh, tile_regions), which the launchers
 // take only where the rows resonate with the H100's memory: every tile kernel, walked down (wide)
 // and across (tall), strips or tile rows that the regions do not divide, padded rows and a
 // strided batch at misaligned pointers, more strips or tile rows than the grid's y.
@@ -810,7 +810,7 @@ TEST(GpuCopySkinnyAnySize, RandomShapesWithTheLibrarySlab) {
   }
 }
 
-// The plain and the shifted skinny slabs (copy_transpose_skinny.cu), each on every shape whatever
+// The plain and the shifted skinny slabs (copy/skinny.cu), each on every shape whatever
 // choose_skinny_slabs would pick: short sides up to the most the dispatch sends the slabs
 // (most_skinny_side), long sides whole and cut, around a shifted slab's length (16 KiB over the
 // short side, in multiples of 16 elements: a tall slab's halo ends in the next slab or at the
@@ -939,8 +939,8 @@ TEST(GpuCopySkinnySlabs, RandomShapes) {
   }
 }
 
-// copy_full_height, 1- to 15-byte elements but 16 (copy_transpose_full_height_kernel.cuh for
-// powers of two, copy_transpose_full_height_any_size_kernel.cuh for the others): row counts from
+// copy_full_height, 1- to 15-byte elements but 16 (copy/full_height_kernel.cuh for
+// powers of two, copy/full_height_any_size_kernel.cuh for the others): row counts from
 // one 16-byte chunk's worth to past each tile width's change (512, 256, 128 and 64 bytes of each
 // source row) and to the most rows it takes, column counts around a tile's width (with row
 // counts whose tiles load in two steps of 288 or 320 threads), dense and padded destinations (a

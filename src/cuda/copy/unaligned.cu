@@ -1,15 +1,15 @@
 // copy_unaligned: out-of-place transposition of 1-, 2-, 4- and 8-byte elements whose rows do not
-// start on 16 (source) or 32 (destination) bytes (see copy_transpose_unaligned_kernel.cuh), with
+// start on 16 (source) or 32 (destination) bytes (see copy/unaligned_kernel.cuh), with
 // the policy of the element size, of copy_unaligned_large for large matrices, or for 1-byte
 // elements copy_unaligned_tall_policy on short, wide ones whose rows its tiles fill better
-// (copy_transpose_policy.hpp); on the H200's memory 4- and 8-byte elements run those tiles in
+// (tuning/copy_policies.hpp); on the H200's memory 4- and 8-byte elements run those tiles in
 // blocks of the H200's threads (copy_unaligned_h200).
 #include <string>
 #include <type_traits>
 
-#include "cuda/copy_transpose_launch.hpp"
-#include "cuda/copy_transpose_policy.hpp"
-#include "cuda/copy_transpose_unaligned_kernel.cuh"
+#include "cuda/copy/launchers.hpp"
+#include "cuda/tuning/copy_policies.hpp"
+#include "cuda/copy/unaligned_kernel.cuh"
 
 namespace xpose::detail::cuda {
 
@@ -93,7 +93,7 @@ std::string tiles_text_for(unaligned_tiles tiles) {
 // and 2-byte elements the large tiles were behind on such shapes even where they fill the rows
 // better (1-byte 950 x 140001 0.904-0.905 / 0.925, 2-byte 470 x 140001 0.926 / 0.936-0.937).
 // The rule takes rows 225-240 and 337-360; copy_full_height now takes 4-byte shapes of up to 250
-// rows first (copy_transpose_tuned.cu), so the dispatch brings it 337-360.
+// rows first (copy/tuned.cu), so the dispatch brings it 337-360.
 //
 // 1- and 2-byte elements take the large tiles only on the H100's memory: on the H200
 // (twenty-fourth session, docs/performance.md; x copy, three rounds, large / standard) they ran

@@ -1,10 +1,10 @@
 // copy_full_height: out-of-place transposition of short, wide matrices of 1-, 2-, 4- and 8-byte
-// elements whose tile covers every row (see copy_transpose_full_height_kernel.cuh), with the
+// elements whose tile covers every row (see copy/full_height_kernel.cuh), with the
 // tile width of the matrix's height (full_height_tile_width).
 #include <string>
 
-#include "cuda/copy_transpose_full_height_kernel.cuh"
-#include "cuda/copy_transpose_launch.hpp"
+#include "cuda/copy/full_height_kernel.cuh"
+#include "cuda/copy/launchers.hpp"
 
 namespace xpose::detail::cuda {
 

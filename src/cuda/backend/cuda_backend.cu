@@ -1,11 +1,11 @@
-// The CUDA backend's entry points (cuda_backend.hpp): checks a plan's stages at plan time and
+// The CUDA backend's entry points (backend/cuda_backend.hpp): checks a plan's stages at plan time and
 // runs them on the caller's stream. Element sizes become machine words: the widest of 16, 8,
 // 4, 2, 1 bytes that divides the element size and the data's alignment; elements of 3 to 15 bytes
 // that are not powers of two run copy_full_height (short, wide shapes), skinny_any_size (skinny
 // shapes) or copy_any_size out of place,
 // and other elements of several words (12 bytes = three 4-byte words in place, 24 bytes = three
 // 8-byte words) the super-element kernels.
-#include "cuda/cuda_backend.hpp"
+#include "cuda/backend/cuda_backend.hpp"
 
 #include <cuda_runtime.h>
 
@@ -13,8 +13,8 @@
 #include <initializer_list>
 #include <string>
 
-#include "cuda/copy_transpose_launch.hpp"
-#include "cuda/cuda_check.hpp"
+#include "cuda/copy/launchers.hpp"
+#include "cuda/backend/cuda_check.hpp"
 #include "xpose/error.hpp"
 
 namespace xpose::detail::cuda {

@@ -1,5 +1,5 @@
 // What the tuning knows of the current device's memory: whether it is the H100 80GB's, whose
-// stride resonance (tile_regions.cu) and large tiles (copy_transpose_policy.hpp) were measured,
+// stride resonance (dispatch/tile_regions.cu) and large tiles (tuning/copy_policies.hpp) were measured,
 // or the H200's, which ran the large tiles behind the standard ones and showed no resonance at
 // the periods tried (twenty-fourth session, docs/performance.md) and has whole tiles of its own
 // (thirty-first session). Told apart by the memory interface's width and, for the H200, the
@@ -9,7 +9,7 @@
 #include <atomic>
 #include <cstddef>
 
-#include "cuda/copy_transpose_launch.hpp"
+#include "cuda/copy/launchers.hpp"
 
 namespace xpose::detail::cuda {
 

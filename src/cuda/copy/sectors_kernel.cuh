@@ -1,4 +1,4 @@
-// The copy_sectors kernel template (instantiated per element size by copy_transpose_sectors.cu
+// The copy_sectors kernel template (instantiated per element size by copy/sectors.cu
 // and, with candidate policies, by scripts/device_tune_policies.cu): out-of-place transposition
 // for rows of any alignment, the seed slides' (001) padded shared-memory tile with several
 // elements per thread, made to move whole 32-byte destination sectors.
@@ -14,15 +14,15 @@
 // the L2 far more than their bytes (docs/performance.md). The shared tile's rows are padded by
 // one element (at least 4 bytes), so the lanes reading consecutive rows of one column (32 lanes
 // of 4 bytes, or the 16 or 8 lanes of one 8- or 16-byte phase) land in distinct banks. Tiles from
-// the grid (column_tiles.cuh); 64-bit offsets.
+// the grid (block/column_tiles.cuh); 64-bit offsets.
 #pragma once
 
 #include <cstdint>
 
-#include "cuda/column_tiles.cuh"
-#include "cuda/copy_transpose_launch.hpp"
-#include "cuda/cuda_check.hpp"
-#include "cuda/shared_tile_transpose.cuh"
+#include "cuda/block/column_tiles.cuh"
+#include "cuda/copy/launchers.hpp"
+#include "cuda/backend/cuda_check.hpp"
+#include "cuda/block/shared_tile_transpose.cuh"
 
 namespace xpose::detail::cuda {
 
@@ -117,7 +117,7 @@ __global__ void __launch_bounds__(Policy::threads, Policy::min_blocks)
 }
 
 /// Launches the kernel with Policy's tiles on `a`, in `regions` interleaved regions (0:
-/// tile_regions'; column_tiles.cuh).
+/// tile_regions'; block/column_tiles.cuh).
 template <int E, class Policy>
 void launch_sectors_with(const copy_args& a, cudaStream_t stream, int regions) {
   using tile_t = sector_tile<E, Policy>;

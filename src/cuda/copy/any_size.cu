@@ -1,10 +1,10 @@
 // copy_any_size: out-of-place transposition of elements of 3 to 15 bytes that are not powers of
-// two (see copy_transpose_any_size_kernel.cuh), with the policy of copy_transpose_policy.hpp.
+// two (see copy/any_size_kernel.cuh), with the policy of tuning/copy_policies.hpp.
 #include <string>
 
-#include "cuda/copy_transpose_any_size_kernel.cuh"
-#include "cuda/copy_transpose_launch.hpp"
-#include "cuda/copy_transpose_policy.hpp"
+#include "cuda/copy/any_size_kernel.cuh"
+#include "cuda/copy/launchers.hpp"
+#include "cuda/tuning/copy_policies.hpp"
 
 namespace xpose::detail::cuda {
 

@@ -1,22 +1,22 @@
 // copy_tuned: out-of-place transposition tuned for Hopper (seed slides 001, "more work per
 // thread", with 16-byte loads and stores and a swizzled shared-memory tile; see
-// shared_tile_transpose.cuh and copy_transpose_tuned_kernel.cuh). The launcher picks the
+// block/shared_tile_transpose.cuh and copy/tuned_kernel.cuh). The launcher picks the
 // policy of the element size and, for 1- and 2-byte elements, of the matrix size, and for
 // matrices made of whole tiles the lean kernel with the tiles of the device's memory (H100: 4 and
-// 8 bytes; H200: 2, 4, 8, 16; copy_transpose_policy.hpp) at run time.
+// 8 bytes; H200: 2, 4, 8, 16; tuning/copy_policies.hpp) at run time.
 // Assumes element-aligned pointers. Skinny shapes (fewer columns than copy_tuned_policy's tile, or
-// fewer rows and tiles too empty: choose_for) go to copy_transpose_skinny.cu, short, wide ones that
-// tiles would cut to copy_transpose_full_height_kernel.cuh, tall, narrow ones whose column tiles
-// would be too empty to copy_transpose_full_width_kernel.cuh, other row alignments to
-// copy_transpose_unaligned_kernel.cuh.
+// fewer rows and tiles too empty: choose_for) go to copy/skinny.cu, short, wide ones that
+// tiles would cut to copy/full_height_kernel.cuh, tall, narrow ones whose column tiles
+// would be too empty to copy/full_width_kernel.cuh, other row alignments to
+// copy/unaligned_kernel.cuh.
 #include <cstdint>
 #include <string>
 #include <type_traits>
 
-#include "cuda/copy_transpose_launch.hpp"
-#include "cuda/copy_transpose_policy.hpp"
-#include "cuda/copy_transpose_tuned_kernel.cuh"
-#include "cuda/cuda_check.hpp"
+#include "cuda/copy/launchers.hpp"
+#include "cuda/tuning/copy_policies.hpp"
+#include "cuda/copy/tuned_kernel.cuh"
+#include "cuda/backend/cuda_check.hpp"
 
 namespace xpose::detail::cuda {
 
@@ -133,7 +133,7 @@ bool full_width_takes(const copy_args& a, bool aligned) {
 /// 192 rows, 3/4 full, 0.95 against 0.91; 2-byte 144 rows 0.98 against 0.96; 4-byte 40 rows, 5/8
 /// full, 0.98-0.99 against 0.97-0.98).
 /// Fewer columns than the policy's tile would leave most of each tile empty: such skinny shapes
-/// go to the slab kernels of copy_transpose_skinny.cu, and so do fewer rows than the tile unless
+/// go to the slab kernels of copy/skinny.cu, and so do fewer rows than the tile unless
 /// the tiles of the kernel that would run are at least 3/5 (copy_tuned) or 17/20 (the others)
 /// full: 128 MiB short, wide matrices, x copy, tiles against slabs (tenth session), copy_tuned
 /// 1-byte 96 rows 0.91-0.92 against 0.67, 2-byte 48 rows 0.97 against 0.81, 4-byte 40 rows
@@ -204,7 +204,7 @@ bool whole_tiles_take(const copy_args& a) {
 /// copy_tuned_large_rows rows, the whole tiles for 4- and 8-byte matrices made of them of at most
 /// copy_tuned_whole's bytes and rows a column whose source rows (the whole tiles walk down)
 /// resonate with no memory period on the H100 (resonant_regions: the whole tiles take no
-/// regions); copy_transpose_policy.hpp says why.
+/// regions); tuning/copy_policies.hpp says why.
 template <int E>
 tuned_tiles choose_h100_tiles_for(const copy_args& a) {
   if (takes_large_tiles(a.rows, a.cols, E, copy_tuned_large_bytes) &&

@@ -21,9 +21,9 @@
 #include <cstring>
 #include <type_traits>
 
-#include "cuda/copy_transpose_launch.hpp"
-#include "cuda/cuda_check.hpp"
-#include "cuda/shared_tile_transpose.cuh"
+#include "cuda/copy/launchers.hpp"
+#include "cuda/backend/cuda_check.hpp"
+#include "cuda/block/shared_tile_transpose.cuh"
 
 namespace xpose::detail::cuda {
 

@@ -1,8 +1,8 @@
 // The skinny_any_size kernel templates (instantiated per element size by
-// copy_transpose_skinny_any_size.cu; its launcher takes the slab size, which
+// copy/skinny_any_size.cu; its launcher takes the slab size, which
 // scripts/device_tune_policies.cu sweeps): out-of-place transposition of skinny matrices (one side
 // short: the AoS <-> SoA case) of elements of E = 3 to 15 bytes that are not powers of two, rows
-// of any alignment. The slab scheme of copy_transpose_skinny.cu (DESIGN.md's skinny shapes,
+// of any alignment. The slab scheme of copy/skinny.cu (DESIGN.md's skinny shapes,
 // seed slides 001's tiles stretched along the long side) moved as runs of bytes: a square tile
 // would be mostly empty, and words of the element's widest power of two cost one access per
 // word.
@@ -25,7 +25,7 @@
 //      destination rows are written as the aligned chunks that start in them, the last one
 //      ending in a halo of rows after the slab (15 bytes a row; steps 1 and 2 take them too), so
 //      that only the matrix's first and last bytes take byte stores (as the shifted slabs of
-//      copy_transpose_skinny.cu do). Destination rows whose starts are not on 16 bytes (an odd
+//      copy/skinny.cu do). Destination rows whose starts are not on 16 bytes (an odd
 //      row count) had two cut chunks per row and slab: on the H100 (sixteenth session) tall
 //      3-byte 1398101 x 24 ran 0.66 -> 0.87 x copy, 7-byte 1000001 x 48 0.62 -> 0.81.
 // Bank conflicts: a wide slab's rows start 16 bytes further every 4 rows, so that the rows one
@@ -41,10 +41,10 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "cuda/copy_transpose_any_size_kernel.cuh"
-#include "cuda/copy_transpose_launch.hpp"
-#include "cuda/copy_transpose_unaligned_kernel.cuh"
-#include "cuda/cuda_check.hpp"
+#include "cuda/copy/any_size_kernel.cuh"
+#include "cuda/copy/launchers.hpp"
+#include "cuda/copy/unaligned_kernel.cuh"
+#include "cuda/backend/cuda_check.hpp"
 
 namespace xpose::detail::cuda {
 

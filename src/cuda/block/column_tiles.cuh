@@ -1,19 +1,19 @@
 // How copy_unaligned, copy_sectors and copy_any_size walk a batch of matrices in tiles of R rows x
-// C columns, in the order tiles_walk_down picks (copy_transpose_launch.hpp): grid x runs down the
+// C columns, in the order tiles_walk_down picks (copy/launchers.hpp): grid x runs down the
 // tiles of a column strip and y across the strips, or x across the tiles of a tile row and y down
 // the tile rows; z over the matrices. y and z are capped at 65535, the blocks looping over the
 // rest. Where tile_regions names several regions, a second instantiation of each kernel takes
 // the strips (walking down) or tile rows (walking across) in that many interleaved regions
-// (copy_transpose_launch.hpp); otherwise no kernel divides to find its tile.
+// (copy/launchers.hpp); otherwise no kernel divides to find its tile.
 #pragma once
 
 #include <cuda_runtime.h>
 
 #include <cstdint>
 
-#include "cuda/copy_transpose_launch.hpp"
-#include "cuda/cuda_check.hpp"
-#include "cuda/shared_tile_transpose.cuh"
+#include "cuda/copy/launchers.hpp"
+#include "cuda/backend/cuda_check.hpp"
+#include "cuda/block/shared_tile_transpose.cuh"
 
 namespace xpose::detail::cuda {
 

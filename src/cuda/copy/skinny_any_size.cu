@@ -1,10 +1,10 @@
 // skinny_any_size: out-of-place transposition of skinny matrices of elements of 3 to 15 bytes
-// that are not powers of two (see copy_transpose_skinny_any_size_kernel.cuh).
+// that are not powers of two (see copy/skinny_any_size_kernel.cuh).
 #include <string>
 
-#include "cuda/copy_transpose_launch.hpp"
-#include "cuda/copy_transpose_policy.hpp"
-#include "cuda/copy_transpose_skinny_any_size_kernel.cuh"
+#include "cuda/copy/launchers.hpp"
+#include "cuda/tuning/copy_policies.hpp"
+#include "cuda/copy/skinny_any_size_kernel.cuh"
 
 namespace xpose::detail::cuda {
 

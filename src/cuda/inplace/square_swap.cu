@@ -2,7 +2,7 @@
 //   square_tile_swap  one block per pair of tiles (i, j), i <= j: both tiles go into shared
 //                     memory, then each is written back transposed into the other's place;
 //                     a diagonal tile is transposed in its own place. Tiles use the 16-byte
-//                     swizzled pieces of shared_tile_transpose.cuh (policy: square_tile_policy).
+//                     swizzled pieces of block/shared_tile_transpose.cuh (policy: square_tile_policy).
 //                     Every block owns its two tiles, so blocks never touch each other's data.
 //                     (The seed blog's tiled kernel, 002/003, writes each tile back transposed
 //                     into its own place, which is not a transposition; this one swaps.)
@@ -13,10 +13,10 @@
 #include <cmath>
 #include <cstdint>
 
-#include "cuda/copy_transpose_launch.hpp"
-#include "cuda/copy_transpose_policy.hpp"
-#include "cuda/cuda_check.hpp"
-#include "cuda/shared_tile_transpose.cuh"
+#include "cuda/copy/launchers.hpp"
+#include "cuda/tuning/copy_policies.hpp"
+#include "cuda/backend/cuda_check.hpp"
+#include "cuda/block/shared_tile_transpose.cuh"
 
 namespace xpose::detail::cuda {
 

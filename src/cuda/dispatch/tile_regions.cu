@@ -1,8 +1,8 @@
-// Which tile order the tile kernels and copy_full_height take (copy_transpose_launch.hpp,
+// Which tile order the tile kernels and copy_full_height take (copy/launchers.hpp,
 // tile_regions, full_height_regions): the plain walk, or the strips or tile rows in interleaved
 // regions where the rows the walk meets at a time resonate with the H100's memory (twenty-third
 // and twenty-fourth sessions, docs/performance.md).
-#include "cuda/copy_transpose_launch.hpp"
+#include "cuda/copy/launchers.hpp"
 
 namespace xpose::detail::cuda {
 

@@ -1,10 +1,10 @@
 // copy_full_width: out-of-place transposition of tall, narrow matrices of 1-, 2-, 4- and 8-byte
-// elements whose tile covers every column (see copy_transpose_full_width_kernel.cuh), with the
+// elements whose tile covers every column (see copy/full_width_kernel.cuh), with the
 // row blocks full_width_row_blocks_for picks.
 #include <string>
 
-#include "cuda/copy_transpose_full_width_kernel.cuh"
-#include "cuda/copy_transpose_launch.hpp"
+#include "cuda/copy/full_width_kernel.cuh"
+#include "cuda/copy/launchers.hpp"
 
 namespace xpose::detail::cuda {
 

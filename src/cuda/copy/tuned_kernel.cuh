@@ -1,9 +1,9 @@
 // The copy_tuned kernel template (instantiated per element size and policy by
-// copy_transpose_tuned.cu and, with candidate policies, by scripts/device_tune_policies.cu):
+// copy/tuned.cu and, with candidate policies, by scripts/device_tune_policies.cu):
 // one block per tile, grid-stride over the tiles of all matrices of the batch, each matrix's
-// tiles in the order tiles_walk_down picks (copy_transpose_launch.hpp), the strips (walking down)
-// or tile rows (walking across) in `regions` interleaved regions (tile_regions, column_tiles.cuh);
-// the tile pieces are shared_tile_transpose.cuh. Pointers are element-aligned; `src_aligned` /
+// tiles in the order tiles_walk_down picks (copy/launchers.hpp), the strips (walking down)
+// or tile rows (walking across) in `regions` interleaved regions (tile_regions, block/column_tiles.cuh);
+// the tile pieces are block/shared_tile_transpose.cuh. Pointers are element-aligned; `src_aligned` /
 // `dst_aligned` say whether every row starts on 16 bytes (then all tiles take the vector paths).
 // copy_transpose_whole_tiles_kernel is its lean form for matrices made of whole tiles on aligned
 // rows (tuned_tiles::whole_h100 and whole_h200).
@@ -11,10 +11,10 @@
 
 #include <cstdint>
 
-#include "cuda/column_tiles.cuh"
-#include "cuda/copy_transpose_launch.hpp"
-#include "cuda/cuda_check.hpp"
-#include "cuda/shared_tile_transpose.cuh"
+#include "cuda/block/column_tiles.cuh"
+#include "cuda/copy/launchers.hpp"
+#include "cuda/backend/cuda_check.hpp"
+#include "cuda/block/shared_tile_transpose.cuh"
 
 namespace xpose::detail::cuda {
 
@@ -32,7 +32,7 @@ __global__ void __launch_bounds__(Policy::threads, Policy::min_blocks)
   const bool walk_down = tiles_walk_down(rows, cols);
   // Walking down, a matrix's tiles are its strips' tiles in turn, walking across its tile rows';
   // IN_REGIONS: the strips or tile rows in `regions` interleaved regions of `length`
-  // (column_tiles.cuh; a template parameter, so that the plain walk keeps its arithmetic).
+  // (block/column_tiles.cuh; a template parameter, so that the plain walk keeps its arithmetic).
   const std::int64_t inner = walk_down ? tiles_down : tiles_across;
   const std::int64_t outer = walk_down ? tiles_across : tiles_down;
   const std::int64_t tiles_per_matrix = IN_REGIONS ? inner * length * regions : inner * outer;
@@ -96,10 +96,10 @@ void launch_tuned_with(const copy_args& a, cudaStream_t stream) {
 }
 
 /// copy_tuned's whole tiles (tuned_tiles::whole_h100 and whole_h200: copy_tuned_whole and
-/// copy_tuned_whole_h200 in copy_transpose_policy.hpp):
+/// copy_tuned_whole_h200 in tuning/copy_policies.hpp):
 /// matrices made of whole Policy tiles whose source and destination rows all start on 16 bytes,
 /// their tiles walked down each strip whatever the shape (tall ones too, unlike tiles_walk_down:
-/// copy_transpose_policy.hpp says why). One tile per block, no edge paths, and
+/// tuning/copy_policies.hpp says why). One tile per block, no edge paths, and
 /// offsets inside a tile in 32 bits (whole_tiles_fit checks that they fit), so that the kernel
 /// fits the 32 registers a thread has at full occupancy.
 template <int E, class Policy>

@@ -1,7 +1,7 @@
 // The copy_full_height kernel for elements of 3 to 15 bytes that are not powers of two
-// (instantiated per element size by copy_transpose_full_height_any_size.cu): out-of-place
+// (instantiated per element size by copy/full_height_any_size.cu): out-of-place
 // transposition (seed slides 001, "more work per thread") of short, wide matrices whose tile
-// covers every row, as copy_transpose_full_height_kernel.cuh does for 1-, 2-, 4- and 8-byte
+// covers every row, as copy/full_height_kernel.cuh does for 1-, 2-, 4- and 8-byte
 // elements.
 //
 // copy_any_size cuts each destination row at its tile height (64 or 32 rows) and a matrix of a
@@ -28,10 +28,10 @@
 
 #include <cstdint>
 
-#include "cuda/copy_transpose_any_size_kernel.cuh"
-#include "cuda/copy_transpose_full_height_kernel.cuh"
-#include "cuda/copy_transpose_launch.hpp"
-#include "cuda/cuda_check.hpp"
+#include "cuda/copy/any_size_kernel.cuh"
+#include "cuda/copy/full_height_kernel.cuh"
+#include "cuda/copy/launchers.hpp"
+#include "cuda/backend/cuda_check.hpp"
 
 namespace xpose::detail::cuda {
 

@@ -1,5 +1,5 @@
 // The copy_unaligned kernel template (instantiated per element size by
-// copy_transpose_unaligned.cu and, with candidate policies, by scripts/device_tune_policies.cu):
+// copy/unaligned.cu and, with candidate policies, by scripts/device_tune_policies.cu):
 // out-of-place transposition (seed slides 001, "more work per thread") of 1-, 2-, 4- and 8-byte
 // elements with 16-byte global loads and stores for rows that do not start on 16 bytes (odd
 // dimensions), where copy_tuned's vector paths do not apply.
@@ -25,18 +25,18 @@
 // cut by the last column take the same vector loads, and tiles with all their rows and columns
 // inside the matrix a path without bounds checks. Column c starts at c * pitch + 16 * (c / P)
 // bytes, so the pieces one store instruction writes (P-column groups j = 0..7 of a row segment, 4
-// rows each) fall in distinct banks. Tiles from the grid (column_tiles.cuh; a division a tile only
+// rows each) fall in distinct banks. Tiles from the grid (block/column_tiles.cuh; a division a tile only
 // in the instantiation that takes them in interleaved regions). 64-bit index math; pointers
 // element-aligned; the covering chunks of a row segment lie in the pages of the segment.
 #pragma once
 
 #include <cstdint>
 
-#include "cuda/column_tiles.cuh"
-#include "cuda/copy_transpose_launch.hpp"
-#include "cuda/copy_transpose_policy.hpp"
-#include "cuda/cuda_check.hpp"
-#include "cuda/shared_tile_transpose.cuh"
+#include "cuda/block/column_tiles.cuh"
+#include "cuda/copy/launchers.hpp"
+#include "cuda/tuning/copy_policies.hpp"
+#include "cuda/backend/cuda_check.hpp"
+#include "cuda/block/shared_tile_transpose.cuh"
 
 namespace xpose::detail::cuda {
 
@@ -397,7 +397,7 @@ __global__ void __launch_bounds__(Policy::threads, Policy::min_blocks)
 }
 
 /// Launches the kernel with Policy's tiles on `a`, in `regions` interleaved regions (0:
-/// tile_regions'; column_tiles.cuh).
+/// tile_regions'; block/column_tiles.cuh).
 template <int E, class Policy>
 void launch_unaligned_with(const copy_args& a, cudaStream_t stream, int regions) {
   using tile_t = unaligned_tile<E, Policy>;

@@ -1,4 +1,4 @@
-// The copy_full_width kernel (instantiated per element size by copy_transpose_full_width.cu):
+// The copy_full_width kernel (instantiated per element size by copy/full_width.cu):
 // out-of-place transposition (seed slides 001, "more work per thread") of tall, narrow matrices
 // of 1-, 2-, 4- and 8-byte elements, rows of any alignment, whose tile covers every column: the
 // mirror of copy_full_height. copy_unaligned's tiles are a fixed number of bytes wide, so a row
@@ -25,11 +25,11 @@
 
 #include <cstdint>
 
-#include "cuda/copy_transpose_launch.hpp"
-#include "cuda/copy_transpose_skinny_any_size_kernel.cuh"
-#include "cuda/copy_transpose_unaligned_kernel.cuh"
-#include "cuda/cuda_check.hpp"
-#include "cuda/shared_tile_transpose.cuh"
+#include "cuda/copy/launchers.hpp"
+#include "cuda/copy/skinny_any_size_kernel.cuh"
+#include "cuda/copy/unaligned_kernel.cuh"
+#include "cuda/backend/cuda_check.hpp"
+#include "cuda/block/shared_tile_transpose.cuh"
 
 namespace xpose::detail::cuda {
 

@@ -71,7 +71,7 @@ struct copy_tuned_policy<16> : tile_policy<32, 512, 256, 3> {};
 /// rule that gave them the
 /// large tiles (91d4428) is gone. For 4-byte elements 128 x 128-, 128 x 256-, 64 x 128- and 64 x
 /// 512-byte tiles were level with the 64 x 256-byte ones; 64-byte tile rows are ruled out by the
-/// swizzle (shared_tile_transpose.cuh).
+/// swizzle (block/shared_tile_transpose.cuh).
 constexpr std::int64_t copy_tuned_large_bytes = std::int64_t{1} << 28;
 constexpr std::int64_t copy_tuned_large_rows = 8192;
 /// Whether a matrix of rows x cols E-byte elements (each, not the batch) takes large tiles: at

@@ -1,5 +1,5 @@
 // The copy_full_height kernel template (instantiated per element size by
-// copy_transpose_full_height.cu and, with candidate policies, by scratch sweeps): out-of-place
+// copy/full_height.cu and, with candidate policies, by scratch sweeps): out-of-place
 // transposition (seed slides 001, "more work per thread") of short, wide matrices of 1-, 2-, 4-
 // and 8-byte elements, rows of any alignment, whose tile covers every row: a destination row is
 // then written by one block only, and with a dense destination (ldb == rows) a block's columns
@@ -35,12 +35,12 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "cuda/column_tiles.cuh"
-#include "cuda/copy_transpose_launch.hpp"
-#include "cuda/copy_transpose_skinny_any_size_kernel.cuh"
-#include "cuda/copy_transpose_unaligned_kernel.cuh"
-#include "cuda/cuda_check.hpp"
-#include "cuda/shared_tile_transpose.cuh"
+#include "cuda/block/column_tiles.cuh"
+#include "cuda/copy/launchers.hpp"
+#include "cuda/copy/skinny_any_size_kernel.cuh"
+#include "cuda/copy/unaligned_kernel.cuh"
+#include "cuda/backend/cuda_check.hpp"
+#include "cuda/block/shared_tile_transpose.cuh"
 
 namespace xpose::detail::cuda {
 
@@ -238,7 +238,7 @@ __global__ void __launch_bounds__(Policy::threads, Policy::min_blocks)
 }
 
 /// The column strips of copy_full_height's tiles of `tile_cols` columns in each of `regions`
-/// interleaved regions (column_tiles.cuh's region_length).
+/// interleaved regions (block/column_tiles.cuh's region_length).
 inline unsigned full_height_region_length(const copy_args& a, int tile_cols, unsigned regions) {
   return region_length(static_cast<unsigned>((a.cols + tile_cols - 1) / tile_cols), regions);
 }

@@ -1,4 +1,4 @@
-// Launchers of the out-of-place and square in-place kernels, called by cuda_backend.cu. Every
+// Launchers of the out-of-place and square in-place kernels, called by backend/cuda_backend.cu. Every
 // launcher works on one element type of `word_bytes` bytes (1, 2, 4, 8 or 16) and enqueues on
 // `stream` without synchronizing. Sizes and strides are in elements of that type.
 #pragma once
@@ -88,7 +88,7 @@ int full_height_regions(const copy_args& a, std::size_t elem_bytes);
 /// `kernel` for fewer than 0.
 unsigned chosen_regions(int requested, int rule, const std::string& kernel);
 /// What launch_copy_tuned runs: the slab kernels (fewer columns than copy_tuned_policy's tile,
-/// or fewer rows and the tiles below too empty: see copy_transpose_tuned.cu), copy_full_height
+/// or fewer rows and the tiles below too empty: see copy/tuned.cu), copy_full_height
 /// (short, wide matrices whose tiles would cut the destination rows), copy_full_width (tall,
 /// narrow ones whose column tiles would be too empty), copy_tuned's tiles (source rows on 16
 /// bytes, destination rows on 32), or for other rows copy_unaligned (1-, 2-, 4- and 8-byte
@@ -121,13 +121,13 @@ std::string tuned_tiles_text(const copy_args& a, int word_bytes);
 /// whole_h200: 1) and on matrices not made of them (whole_tiles_fit).
 void launch_copy_tuned_tiles(const copy_args& a, int word_bytes, tuned_tiles tiles,
                              cudaStream_t stream, int regions = 0);
-/// copy_unaligned's tiles (copy_transpose_policy.hpp): copy_unaligned_policy<E>,
+/// copy_unaligned's tiles (tuning/copy_policies.hpp): copy_unaligned_policy<E>,
 /// copy_unaligned_large<E>'s policy, or (1-byte elements) copy_unaligned_tall_policy.
 enum class unaligned_tiles { standard, large, tall };
 /// copy_unaligned: rows of any alignment, still with 16-byte global accesses and whole 32-byte
 /// destination sectors; word_bytes 1, 2, 4 or 8. Any shape. Matrices of at least
 /// copy_unaligned_large_bytes and copy_tuned_large_rows rows run copy_unaligned_large's policy
-/// (copy_transpose_policy.hpp), and so do 4-byte ones of at least
+/// (tuning/copy_policies.hpp), and so do 4-byte ones of at least
 /// copy_unaligned_short_large_bytes whose rows its tiles fill at least 1/16 better
 /// (copy_unaligned_takes_large); 1-byte ones of at least copy_unaligned_large_bytes whose rows
 /// copy_unaligned_tall_policy's tiles fill at least 1/5 better than the standard ones run those
@@ -170,7 +170,7 @@ void launch_copy_full_height(const copy_args& a, int word_bytes, cudaStream_t st
 /// below a tile's halo holds the reach of its last row's covering chunks, at most 31 bytes past
 /// the row, so tiles with rows below them load without checks). The tile takes row blocks of
 /// 16 / word_bytes rows, up to full_width_most_row_blocks, as many as
-/// copy_transpose_full_width.cu picks for the row.
+/// copy/full_width.cu picks for the row.
 constexpr int full_width_most_row_blocks = 30;
 constexpr std::int64_t full_width_least_row_bytes = 32;
 constexpr std::int64_t full_width_most_row_bytes = 1024;
@@ -184,7 +184,7 @@ void launch_copy_sectors(const copy_args& a, int word_bytes, cudaStream_t stream
 /// Skinny matrices (those choose_copy_kernel names skinny: fewer columns than copy_tuned_policy's
 /// tile, or fewer rows and the tiles too empty, that copy_full_height and copy_full_width do not
 /// take): slabs of the whole short side times a stretch of
-/// the long side (copy_transpose_skinny.cu), plain ones (16-byte accesses where rows start on 16
+/// the long side (copy/skinny.cu), plain ones (16-byte accesses where rows start on 16
 /// bytes, element accesses elsewhere) or shifted ones (aligned chunks fetched with cp.async and
 /// shifted in shared memory) as choose_skinny_slabs picks; word_bytes 1, 2, 4, 8 or 16. Any
 /// shape.
@@ -215,7 +215,7 @@ bool any_size_tiles_full(const copy_args& a, std::size_t elem_bytes);
 constexpr std::int64_t super_elements_most_cols = 128;
 bool super_elements_chosen(const copy_args& a, std::size_t elem_bytes, int word_bytes);
 /// The tiles copy_any_size runs `a` in (elements of `elem_bytes`, copy_any_size_takes; the
-/// policies are in copy_transpose_policy.hpp). "Fill the columns better": the matrix's columns
+/// policies are in tuning/copy_policies.hpp). "Fill the columns better": the matrix's columns
 /// over those its tile strips cover, compared between two tile widths.
 /// - where a destination row starts off 32 bytes (the tiles load a halo): for 3 bytes on at least
 ///   two rows a column `halo_columns_32` (copy_any_size_3_halo_columns_32_policy) where 32-column

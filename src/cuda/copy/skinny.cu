@@ -11,7 +11,7 @@
 //     16-byte loads) -> S destination row segments of L elements, written with 16-byte stores
 //     where they start on 16 bytes (element stores elsewhere).
 //   Shared memory holds the slab with the short dimension outermost, rows plain_pitch apart.
-// Shifted slabs: the slab scheme of skinny_any_size (copy_transpose_skinny_any_size_kernel.cuh):
+// Shifted slabs: the slab scheme of skinny_any_size (copy/skinny_any_size_kernel.cuh):
 // the source fetched as the aligned 16-byte chunks that cover it with cp.async into one of two
 // source slabs while the other is moved, with step 2 made for power-of-two elements so that
 // shared memory serves it without bank conflicts:
@@ -40,11 +40,11 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "cuda/copy_transpose_any_size_kernel.cuh"
-#include "cuda/copy_transpose_launch.hpp"
-#include "cuda/copy_transpose_skinny_any_size_kernel.cuh"
-#include "cuda/cuda_check.hpp"
-#include "cuda/shared_tile_transpose.cuh"
+#include "cuda/copy/any_size_kernel.cuh"
+#include "cuda/copy/launchers.hpp"
+#include "cuda/copy/skinny_any_size_kernel.cuh"
+#include "cuda/backend/cuda_check.hpp"
+#include "cuda/block/shared_tile_transpose.cuh"
 
 namespace xpose::detail::cuda {
 

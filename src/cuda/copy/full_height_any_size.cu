@@ -1,10 +1,10 @@
 // copy_full_height for elements of 3 to 15 bytes that are not powers of two: short, wide
-// matrices whose tile covers every row (see copy_transpose_full_height_any_size_kernel.cuh), with
+// matrices whose tile covers every row (see copy/full_height_any_size_kernel.cuh), with
 // the tile width of the matrix's height and element size (full_height_any_size_tile_width).
 #include <string>
 
-#include "cuda/copy_transpose_full_height_any_size_kernel.cuh"
-#include "cuda/copy_transpose_launch.hpp"
+#include "cuda/copy/full_height_any_size_kernel.cuh"
+#include "cuda/copy/launchers.hpp"
 
 namespace xpose::detail::cuda {
 

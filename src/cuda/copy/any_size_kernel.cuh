@@ -1,4 +1,4 @@
-// The copy_any_size kernel template (instantiated per element size by copy_transpose_any_size.cu
+// The copy_any_size kernel template (instantiated per element size by copy/any_size.cu
 // and, with candidate policies, by scripts/device_tune_policies.cu): out-of-place transposition
 // of elements of E = 3 to 15 bytes that are not powers of two (3, 5, 6, 7, 9-15), rows of any
 // alignment, with 16-byte global loads and stores (seed slides 001, "more work per thread",
@@ -28,16 +28,16 @@
 // written in smaller aligned pieces (store_bytes_to_sector, store_first_bytes).
 // Shared memory: the column pitch is an odd number of words, and every 32 columns start a few
 // words further (spread, chosen at compile time) where that spreads the load's stores over more
-// banks (3- and 7-byte elements). Tiles from the grid (column_tiles.cuh). 64-bit index math; the
+// banks (3- and 7-byte elements). Tiles from the grid (block/column_tiles.cuh). 64-bit index math; the
 // covering chunks of a row segment lie in the pages of the segment.
 #pragma once
 
 #include <cstdint>
 
-#include "cuda/column_tiles.cuh"
-#include "cuda/copy_transpose_launch.hpp"
-#include "cuda/copy_transpose_policy.hpp"
-#include "cuda/copy_transpose_unaligned_kernel.cuh"
+#include "cuda/block/column_tiles.cuh"
+#include "cuda/copy/launchers.hpp"
+#include "cuda/tuning/copy_policies.hpp"
+#include "cuda/copy/unaligned_kernel.cuh"
 
 namespace xpose::detail::cuda {
 
@@ -313,7 +313,7 @@ __global__ void __launch_bounds__(Policy::threads, Policy::min_blocks)
 }
 
 /// Launches the kernel with Policy's tiles on `a`, in `regions` interleaved regions (0:
-/// tile_regions'; column_tiles.cuh).
+/// tile_regions'; block/column_tiles.cuh).
 template <int E, class Policy>
 void launch_any_size_with(const copy_args& a, cudaStream_t stream, int regions) {
   using tile_t = any_size_tile<E, Policy>;

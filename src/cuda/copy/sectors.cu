@@ -1,11 +1,11 @@
 // copy_sectors: out-of-place transposition of 16-byte elements whose destination rows do not
-// start on 32 bytes (see copy_transpose_sectors_kernel.cuh), with the policy of
-// copy_transpose_policy.hpp (copy_sectors_h200_policy on the H200's memory).
+// start on 32 bytes (see copy/sectors_kernel.cuh), with the policy of
+// tuning/copy_policies.hpp (copy_sectors_h200_policy on the H200's memory).
 #include <string>
 
-#include "cuda/copy_transpose_launch.hpp"
-#include "cuda/copy_transpose_policy.hpp"
-#include "cuda/copy_transpose_sectors_kernel.cuh"
+#include "cuda/copy/launchers.hpp"
+#include "cuda/tuning/copy_policies.hpp"
+#include "cuda/copy/sectors_kernel.cuh"
 
 namespace xpose::detail::cuda {
 
