@@ -54,13 +54,12 @@ inline dim3 tile_grid(const copy_args& a, int tile_rows, int tile_cols, unsigned
 /// Calls visit(b, r0, c0, rows_left, valid_cols) for every tile of this block: matrix b, first
 /// row r0 and column c0, rows_left = rows - r0, valid_cols = the tile's columns inside the
 /// matrix (at most C); IN_REGIONS: the strips (walking down) or tile rows (walking across) in
-/// `regions` interleaved regions of `length` each (region_length). The kernels take the regions
-/// as a template parameter: the plain walk keeps the loop it had (one loop for both cost 1-byte
-/// copy_unaligned 0.011 x copy on 700 x 438112, and one kernel with both loops spilled), and
-/// `regions` and `length` as parameters, so the walk keeps no more registers (computed here,
-/// they made copy_any_size spill). One loop per walk, each as simple as the walk allows: one
-/// loop with selects between the walks ran 0.01-0.03 slower for 2-byte elements (11583 x
-/// 11585, 40009 x 2001; docs/performance.md).
+/// `regions` interleaved regions of `length` each (region_length). IN_REGIONS is a template
+/// parameter, so the plain walk keeps a loop of its own (one loop for both: 1-byte copy_unaligned
+/// 0.011 x copy slower on 700 x 438112); `regions` and `length` are kernel parameters, since
+/// computing them here makes copy_any_size spill. Each walk direction has its own loop, as
+/// simple as the walk allows: one loop with selects between them is 0.01-0.03 x copy slower for
+/// 2-byte elements.
 template <int R, int C, bool IN_REGIONS, class Visit>
 __device__ __forceinline__ void for_each_tile(std::int64_t batch, std::int64_t rows,
                                               std::int64_t cols, unsigned regions, unsigned length,

@@ -1,7 +1,8 @@
 // Block-level pieces of the tuned kernels: move a TILE_ROWS x (TILE_BYTES / E) tile of E-byte
 // elements from global memory into shared memory with 16-byte loads, and write it back
-// transposed with 16-byte stores. Out-of-place transposition (seed slides 001, "more work per
-// thread", taken to Hopper's 16-byte accesses) and the square tile swap are built from these.
+// transposed with 16-byte stores. Out-of-place transposition (the shared-memory tiles of the
+// lecture slides "Matrix Transpose — get 90% bandwidth", with more work per thread taken to
+// Hopper's 16-byte accesses) and the square tile swap are built from these.
 //
 // Shared memory holds the tile row by row (TILE_BYTES per row, no padding), in 16-byte chunks
 // whose index is XOR-swizzled by the row: chunk c of row r sits at c ^ swizzle(r). Loads write
@@ -12,7 +13,7 @@
 // share a 128-byte bank cycle to 4 different chunk pairs, so these reads are conflict-free too.
 //
 // Global accesses are 16-byte cache-global loads and stores (load_chunk_l2_prefetch, __stcg):
-// they stay whole 16-byte instructions (a plain uint4 store was split into four 4-byte ones) and
+// they stay whole 16-byte instructions (a plain uint4 store is split into four 4-byte ones) and
 // bypass L1, which also keeps in-place use coherent. Assumes: 128 | TILE_BYTES; TILE_ROWS a
 // multiple of the rows one warp's read step covers. Tiles of 16-byte aligned rows, interior or cut
 // by the matrix's edges, take unrolled vector paths. Otherwise rows are shifted to their 16-byte
@@ -55,11 +56,8 @@ using element_t = typename element_of_size<E>::type;
 
 /// Every kernel's 16-byte global loads: the L2 is asked to fetch the whole 256-byte block of a
 /// sector it misses from DRAM (the .L2::256B prefetch size of ld), since the kernels read their
-/// rows' neighbouring bytes soon after (the rest of a tile's row segment, the next tile's). On
-/// the H100 (2026-11-24, fifteenth session, docs/performance.md), against no hint (128 bytes for
-/// load_chunk_l1_l2_prefetch): copy_tuned's tiles 1-byte 16384 x 16384 0.930 -> 0.958 x copy,
-/// 2-byte 8192 x 8192 0.939 -> 0.953; copy_unaligned 1-byte 16383 x 16385 0.919 -> 0.928, 4-byte
-/// 10007 x 7001 0.949 -> 0.961; copy_any_size 3-byte 8192 x 8192 0.910 -> 0.924.
+/// rows' neighbouring bytes soon after (the rest of a tile's row segment, the next tile's).
+/// H100: copy_tuned 1-byte 16384 x 16384 0.958 x copy vs 0.930 without the hint.
 /// load_chunk_l2_prefetch: cached in the L2 only (ld.global.cg, as __ldcg: also coherent for the
 /// in-place kernels, which write what other blocks read).
 __device__ __forceinline__ uint4 load_chunk_l2_prefetch(const uint4* chunk) {
@@ -303,7 +301,7 @@ struct shared_tile_transpose {
     uint4 v[steps_per_warp][columns_per_word];
     read_steps(tile, v);
     // Whole tiles are stored in the loop below rather than by store_whole: branching to it
-    // before the reads gave the standard kernels other register counts (not measured further).
+    // before the reads changes the standard kernels' register counts.
     const bool whole = valid_rows == TILE_ROWS && valid_cols == tile_cols;
 #pragma unroll
     for (int s = 0; s < steps_per_warp; ++s) {
