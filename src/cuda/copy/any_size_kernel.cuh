@@ -1,9 +1,10 @@
 // The copy_any_size kernel template (instantiated per element size by copy/any_size.cu
 // and, with candidate policies, by scripts/device_tune_policies.cu): out-of-place transposition
 // of elements of E = 3 to 15 bytes that are not powers of two (3, 5, 6, 7, 9-15), rows of any
-// alignment, with 16-byte global loads and stores (seed slides 001, "more work per thread",
-// taken to Hopper's 16-byte accesses like copy_unaligned; DESIGN.md's super-elements moved as
-// runs of bytes rather than word by word).
+// alignment, with 16-byte global loads and stores (more work per thread, as in the lecture
+// slides "Matrix Transpose — get 90% bandwidth", taken to Hopper's 16-byte accesses like
+// copy_unaligned; the super-elements of copy/super_elements.cu moved as runs of bytes rather than
+// word by word).
 //
 // A tile is R source rows x C = W / E columns (a row segment of C * E <= W bytes; fewer where the
 // policy names them, any_size_columns, and the chunks past the segment are not read), plus a halo
@@ -28,8 +29,8 @@
 // written in smaller aligned pieces (store_bytes_to_sector, store_first_bytes).
 // Shared memory: the column pitch is an odd number of words, and every 32 columns start a few
 // words further (spread, chosen at compile time) where that spreads the load's stores over more
-// banks (3- and 7-byte elements). Tiles from the grid (block/column_tiles.cuh). 64-bit index math; the
-// covering chunks of a row segment lie in the pages of the segment.
+// banks (3- and 7-byte elements). Tiles from the grid (block/column_tiles.cuh). 64-bit index math;
+// the covering chunks of a row segment lie in the pages of the segment.
 #pragma once
 
 #include <cstdint>
@@ -93,16 +94,10 @@ __host__ __device__ constexpr int elements_starting_in_chunk(int e) {
 /// starting in it sits at byte 0; each element starting in the chunk goes as E words (its column's
 /// 4 rows) to byte column_start(c) + `row_offset` of `tile`, by active lanes. Every lane of the
 /// warp calls it. SKIP_PAST_SEGMENT: covering chunks that hold none of the segment's C * E bytes
-/// are not read (copy_any_size, where that ran 0.003-0.01 x copy ahead on the bench's shapes of
-/// 3- to 9-byte elements; copy_full_height's tiles read them, where skipping them ran up to 0.01
-/// behind: 3-byte 92 x 486296, 5-byte 100 x 268435; eighteenth session, H100). With it, where
-/// not INSIDE, the chunks that lie past the first `valid_cols` columns' bytes at every row
-/// alignment are not read either (a tile cut by the matrix's last column: twenty-first session,
-/// H100, harness, x copy, two rounds:
-/// 3-byte 1000000 x 100 0.937-0.938 against 0.922-0.923, x 65 0.940-0.945 against 0.924-0.928,
-/// 1000001 x 192 0.924-0.929 against 0.919-0.921; 5-byte 1000001 x 65 0.944 against 0.933-0.935,
-/// 6-byte 0.933-0.935 against 0.927-0.929, 7-byte x 75 0.926-0.930 against 0.916-0.920, 9-byte x
-/// 65 0.945-0.946 against 0.940-0.941; level where the last strip is full or a small part).
+/// are not read (copy_any_size, where skipping is up to 0.01 x copy faster; copy_full_height's
+/// tiles read them, where skipping is up to 0.01 slower). With it, where not INSIDE, the chunks
+/// that lie past the first `valid_cols` columns' bytes at every row alignment are not read either
+/// (a tile cut by the matrix's last column; H100: 3-byte 1000000 x 100 0.937 x copy vs 0.922).
 template <int E, int CHUNKS_PER_ROW, int C, bool INSIDE, bool SKIP_PAST_SEGMENT, class ColumnStart>
 __device__ __forceinline__ void load_element_pieces(unsigned char* tile,
                                                     const unsigned char* first_row, std::int64_t ld,
@@ -212,8 +207,8 @@ struct any_size_tile {
                               int valid_cols) {
     const int items = load_rows / G * chunks_per_row;
     // A trip count known only at run time, even where every tile loads in one step: with the
-    // one step known at compile time, ptxas spilled 136-144 bytes on the 3-byte tiles of 288 and
-    // 224 threads (four and five blocks per SM: 56 registers) and 4 bytes on 14-byte ones.
+    // one step known at compile time, ptxas spills on the 3-byte tiles of 288 and 224 threads
+    // (four and five blocks per SM: 56 registers) and on 14-byte ones.
 #pragma unroll 1
     for (int k = 0; k * threads < items; ++k) {
       const int item = threadIdx.x + k * threads;
@@ -281,9 +276,8 @@ __global__ void __launch_bounds__(Policy::threads, Policy::min_blocks)
   using tile_t = any_size_tile<E, Policy>;
   extern __shared__ __align__(16) unsigned char tile[];  // tile_t::bytes
   // Every destination row on 32 bytes: the tile owns exactly its own rows' sectors and loads no
-  // halo. On the H100 (2026-11-24) that raised 3-byte elements on such shapes by 0.009-0.046 x
-  // copy and 6-byte ones by 0-0.022 and left 5- and 7-byte ones level (the same skip in
-  // copy_unaligned was level or up to 0.03 behind, and is not made there).
+  // halo (H100: 3-byte elements up to 0.046 x copy faster on such shapes; in copy_unaligned the
+  // same skip is level or slower, so it is not made there).
   const int load_rows =
       rows_aligned(dst, ldb, dst_stride, batch, E, 32) ? tile_t::R : tile_t::smem_rows;
   for_each_tile<tile_t::R, tile_t::C, IN_REGIONS>(

@@ -1,14 +1,13 @@
 // The copy_full_height kernel for elements of 3 to 15 bytes that are not powers of two
 // (instantiated per element size by copy/full_height_any_size.cu): out-of-place
-// transposition (seed slides 001, "more work per thread") of short, wide matrices whose tile
-// covers every row, as copy/full_height_kernel.cuh does for 1-, 2-, 4- and 8-byte
-// elements.
+// transposition (more work per thread, as in the lecture slides "Matrix Transpose — get 90%
+// bandwidth") of short, wide matrices whose tile covers every row, as
+// copy/full_height_kernel.cuh does for 1-, 2-, 4- and 8-byte elements.
 //
-// copy_any_size cuts each destination row at its tile height (64 or 32 rows) and a matrix of a
+// copy_any_size cuts each destination row at its tile height (64 or 32 rows), so a matrix of a
 // few rows more leaves its last tile row nearly empty, and cuts destination rows that do not end
-// on 32 bytes mid-sector; these shapes ran at 0.67-0.86 x copy on its tiles or the skinny slabs
-// (3-byte 65 x 688297 0.714 and 15-byte 68 x 131587 0.856 on the slabs, 3-byte 250 x 178957 0.666
-// on copy_any_size; docs/performance.md, thirteenth session).
+// on 32 bytes mid-sector; the skinny slabs do no better on these shapes (3-byte 250 x 178957:
+// 0.67 x copy on copy_any_size, 3-byte 65 x 688297: 0.71 on the slabs).
 //
 // A tile is all `rows` source rows (padded to a multiple of 4) x C = W / E columns (a row segment
 // of C * E <= W bytes), kept in shared memory column by column: a column is a run of consecutive

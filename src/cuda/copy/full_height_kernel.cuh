@@ -1,6 +1,6 @@
 // The copy_full_height kernel template (instantiated per element size by
-// copy/full_height.cu and, with candidate policies, by scratch sweeps): out-of-place
-// transposition (seed slides 001, "more work per thread") of short, wide matrices of 1-, 2-, 4-
+// copy/full_height.cu): out-of-place transposition (more work per thread, as in the lecture
+// slides "Matrix Transpose — get 90% bandwidth") of short, wide matrices of 1-, 2-, 4-
 // and 8-byte elements, rows of any alignment, whose tile covers every row: a destination row is
 // then written by one block only, and with a dense destination (ldb == rows) a block's columns
 // are one contiguous run of the destination.
@@ -8,7 +8,7 @@
 // copy_unaligned cuts each destination row at the tile height; where a destination row is a few
 // hundred bytes and does not end on a 32-byte boundary, the sector it shares with the next row is
 // written in halves by two tiles, and each row's first bytes element by element (1-byte 417 x
-// 400001 ran at 0.72 x copy, 416 x 400001 at 0.93; docs/performance.md, tenth session).
+// 400001: 0.72 x copy there, against 0.93 for 416 x 400001).
 //
 // A tile is all `rows` source rows (padded to a multiple of 8) x W bytes, kept in shared memory
 // column by column as copy_unaligned keeps it (a column of the tile is a run of consecutive
@@ -24,9 +24,8 @@
 // it, its two ends element by element.
 // Block x takes column strip x, or in a second instantiation (IN_REGIONS) the strips in
 // interleaved regions where the source rows resonate with the memory (region_tile,
-// full_height_regions): the plain order keeps its code (one kernel for both, the order a
-// parameter, ran 0.007-0.008 x copy behind on 1-, 2- and 15-byte shapes: 129 x 1040417, 65 x
-// 1032417, 68 x 131587; twenty-fourth session).
+// full_height_regions): the plain order keeps its own code (one kernel for both, the order a
+// parameter, is 0.007-0.008 x copy slower).
 // 64-bit global index math; pointers element-aligned; no load reaches past the matrix's last
 // byte, and none before the aligned 16-byte chunk of its first (up to 15 bytes before a
 // misaligned first row, never stored).

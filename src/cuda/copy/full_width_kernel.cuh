@@ -1,9 +1,10 @@
 // The copy_full_width kernel (instantiated per element size by copy/full_width.cu):
-// out-of-place transposition (seed slides 001, "more work per thread") of tall, narrow matrices
-// of 1-, 2-, 4- and 8-byte elements, rows of any alignment, whose tile covers every column: the
-// mirror of copy_full_height. copy_unaligned's tiles are a fixed number of bytes wide, so a row
-// of a few hundred bytes leaves its last column tile mostly empty (1-byte 1040417 x 129: one
-// full tile and one of one column per tile row) while every tile pays for whole loads.
+// out-of-place transposition (more work per thread, as in the lecture slides "Matrix Transpose
+// — get 90% bandwidth") of tall, narrow matrices of 1-, 2-, 4- and 8-byte elements, rows of any
+// alignment, whose tile covers every column: the mirror of copy_full_height. copy_unaligned's tiles
+// are a fixed number of bytes wide, so a row of a few hundred bytes leaves its last column tile
+// mostly empty (1-byte 1040417 x 129: one full tile and one of one column per tile row) while every
+// tile pays for whole loads.
 //
 // A tile is R = B * P source rows (P = 16 / E rows per 16-byte vector, B even; B chosen per
 // shape so the tile fits full_width_tile_budget), plus a halo of 2P rows below it, times every

@@ -1,7 +1,8 @@
 // The copy_sectors kernel template (instantiated per element size by copy/sectors.cu
 // and, with candidate policies, by scripts/device_tune_policies.cu): out-of-place transposition
-// for rows of any alignment, the seed slides' (001) padded shared-memory tile with several
-// elements per thread, made to move whole 32-byte destination sectors.
+// for rows of any alignment: the padded shared-memory tile with several elements per thread of
+// the lecture slides "Matrix Transpose — get 90% bandwidth", made to move whole 32-byte
+// destination sectors.
 //
 // Global accesses are one element per lane, a warp reading 32 consecutive elements of a source
 // row and writing 32 consecutive elements of a destination row, so no row needs any alignment

@@ -2,9 +2,9 @@
 // copy/skinny_any_size.cu; its launcher takes the slab size, which
 // scripts/device_tune_policies.cu sweeps): out-of-place transposition of skinny matrices (one side
 // short: the AoS <-> SoA case) of elements of E = 3 to 15 bytes that are not powers of two, rows
-// of any alignment. The slab scheme of copy/skinny.cu (DESIGN.md's skinny shapes,
-// seed slides 001's tiles stretched along the long side) moved as runs of bytes: a square tile
-// would be mostly empty, and words of the element's widest power of two cost one access per
+// of any alignment. The slab scheme of copy/skinny.cu (the tiles of the lecture slides "Matrix
+// Transpose — get 90% bandwidth" stretched along the long side) moved as runs of bytes: a square
+// tile would be mostly empty, and words of the element's widest power of two cost one access per
 // word.
 //
 // A block moves slabs: all S rows (or columns) of the short side times a stretch L of the long
@@ -25,9 +25,9 @@
 //      destination rows are written as the aligned chunks that start in them, the last one
 //      ending in a halo of rows after the slab (15 bytes a row; steps 1 and 2 take them too), so
 //      that only the matrix's first and last bytes take byte stores (as the shifted slabs of
-//      copy/skinny.cu do). Destination rows whose starts are not on 16 bytes (an odd
-//      row count) had two cut chunks per row and slab: on the H100 (sixteenth session) tall
-//      3-byte 1398101 x 24 ran 0.66 -> 0.87 x copy, 7-byte 1000001 x 48 0.62 -> 0.81.
+//      copy/skinny.cu do). Written as runs, destination rows that do not start on 16 bytes (an
+//      odd row count) would have two cut chunks per row and slab (H100: tall 3-byte 1398101 x
+//      24 0.87 x copy vs 0.66).
 // Bank conflicts: a wide slab's rows start 16 bytes further every 4 rows, so that the rows one
 // step-2 read instruction touches (4 apart) fall in different banks; a tall slab's destination
 // rows are an odd number of store widths apart (the store width being the widest of 16, 8, 4
@@ -48,11 +48,11 @@
 
 namespace xpose::detail::cuda {
 
-/// Threads per block (512 measured no faster, run 6 of the seventh session).
+/// Threads per block (512 is no faster).
 constexpr int skinny_any_size_threads = 256;
 /// Bytes before a wide source slab of `rows` rows: the table of the rows' first bytes, for at
-/// least skinny_any_size_max_side rows (the skinny shapes' slab sizes were tuned with that
-/// table; a table for skinny_any_size_wide_max_rows cost 3-byte 8 x 16000000 0.07 x copy).
+/// least skinny_any_size_max_side rows (the skinny shapes' slab sizes are tuned with that
+/// table; a table for skinny_any_size_wide_max_rows costs 3-byte 8 x 16000000 0.07 x copy).
 constexpr int wide_row_table(int rows) {
   return 4 * (rows > skinny_any_size_max_side ? (rows + 3) / 4 * 4
                                               : static_cast<int>(skinny_any_size_max_side));
@@ -357,10 +357,9 @@ __global__ void __launch_bounds__(skinny_any_size_threads)
 /// two source slabs of `buffer_bytes` (the run's covering chunks when the source rows are dense,
 /// else row r's from byte r * src_pitch), then from byte staging_at the destination slab's
 /// `cols` rows `dst_pitch` bytes apart. Sizes in elements, strides in bytes. For 3-byte elements
-/// five resident blocks are asked of ptxas (48 registers): left free it gave them 32 registers
-/// and a 4-byte spill (the build fails on spills), and six (40 registers) spill since the halo;
-/// asked for three (52 registers, every size) 5-byte 4000000 x 8 ran 0.88 -> 0.85 x copy
-/// (fifteenth session), so the others are left free.
+/// five resident blocks are asked of ptxas (48 registers): left free, ptxas gives them 32
+/// registers and spills (the build fails on spills), and six (40 registers) spill too. The other
+/// sizes are left free (three blocks asked for every size: 5-byte 4000000 x 8 0.85 x copy vs 0.88).
 template <int E>
 __global__ void __launch_bounds__(skinny_any_size_threads, E == 3 ? 5 : 0)
     skinny_tall_any_size_kernel(const unsigned char* __restrict__ src,
@@ -393,9 +392,8 @@ __global__ void __launch_bounds__(skinny_any_size_threads, E == 3 ? 5 : 0)
     // 2. Destination row c's elements r = 4q .. 4q + 3 (the slab's rows and the halo) to
     // staging row c; the threads of a warp take consecutive columns. Rows past the last read it
     // instead (their staging bytes lie past those step 3 writes), so that no read is conditional.
-    // The dense test is a compile-time constant of each gather: tested per element, with each
-    // read conditional, tall 3-byte 1973790 x 17 ran 0.77 x copy against 0.88, 3728271 x 9 0.71
-    // against 0.84 (H100, sixteenth session).
+    // The dense test is a compile-time constant of each gather (H100: tall 3-byte 1973790 x 17
+    // 0.88 x copy vs 0.77 with the test per element and each read conditional).
     const int rows_here = rows_after(p);
     const auto columns_to_staging = [&](auto dense_rows) {
       // Source row r's first byte in the slab.
@@ -429,8 +427,7 @@ __global__ void __launch_bounds__(skinny_any_size_threads, E == 3 ? 5 : 0)
 /// Blocks of `kernel` (skinny_any_size_threads threads taking `shared` bytes of dynamic shared
 /// memory each) that fit on the device at once, at most `work_items`. The runtime's answer is
 /// kept per host thread for the last kernel, device and size asked: a plan executed in a loop
-/// asks the same each time. On the H100 (2026-11-24, 2000 launches of 3-byte 4 x 10000 and
-/// 10000 x 4) that cut the host time of a launch from 5.8 to 4.3-4.5 us.
+/// asks the same each time (H100: 4.3-4.5 us of host time per launch of 3-byte 4 x 10000 vs 5.8).
 template <class Kernel>
 unsigned resident_grid(Kernel kernel, int shared, std::int64_t work_items, const char* name) {
   struct answer {

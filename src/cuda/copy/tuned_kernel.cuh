@@ -1,10 +1,12 @@
 // The copy_tuned kernel template (instantiated per element size and policy by
 // copy/tuned.cu and, with candidate policies, by scripts/device_tune_policies.cu):
-// one block per tile, grid-stride over the tiles of all matrices of the batch, each matrix's
-// tiles in the order tiles_walk_down picks (copy/launchers.hpp), the strips (walking down)
-// or tile rows (walking across) in `regions` interleaved regions (tile_regions, block/column_tiles.cuh);
-// the tile pieces are block/shared_tile_transpose.cuh. Pointers are element-aligned; `src_aligned` /
-// `dst_aligned` say whether every row starts on 16 bytes (then all tiles take the vector paths).
+// out-of-place transposition through shared-memory tiles, several elements per thread (the
+// lecture slides "Matrix Transpose — get 90% bandwidth", with 16-byte accesses); one block per
+// tile, grid-stride over the tiles of all matrices of the batch, each matrix's tiles in the order
+// tiles_walk_down picks (copy/launchers.hpp), the strips (walking down) or tile rows (walking
+// across) in `regions` interleaved regions (tile_regions, block/column_tiles.cuh); the tile pieces
+// are block/shared_tile_transpose.cuh. Pointers are element-aligned; `src_aligned` / `dst_aligned`
+// say whether every row starts on 16 bytes (then all tiles take the vector paths).
 // copy_transpose_whole_tiles_kernel is its lean form for matrices made of whole tiles on aligned
 // rows (tuned_tiles::whole_h100 and whole_h200).
 #pragma once

@@ -1,8 +1,9 @@
 // The copy_unaligned kernel template (instantiated per element size by
 // copy/unaligned.cu and, with candidate policies, by scripts/device_tune_policies.cu):
-// out-of-place transposition (seed slides 001, "more work per thread") of 1-, 2-, 4- and 8-byte
-// elements with 16-byte global loads and stores for rows that do not start on 16 bytes (odd
-// dimensions), where copy_tuned's vector paths do not apply.
+// out-of-place transposition (more work per thread, as in the lecture slides "Matrix Transpose
+// — get 90% bandwidth") of 1-, 2-, 4- and 8-byte elements with 16-byte global loads and stores
+// for rows that do not start on 16 bytes (odd dimensions), where copy_tuned's vector paths do not
+// apply.
 //
 // A tile is R source rows x W bytes (R = B * P rows, P = 16 / E elements per 16-byte vector),
 // plus a halo of 2P rows below it, kept in shared memory column by column (a column of the
@@ -25,9 +26,9 @@
 // cut by the last column take the same vector loads, and tiles with all their rows and columns
 // inside the matrix a path without bounds checks. Column c starts at c * pitch + 16 * (c / P)
 // bytes, so the pieces one store instruction writes (P-column groups j = 0..7 of a row segment, 4
-// rows each) fall in distinct banks. Tiles from the grid (block/column_tiles.cuh; a division a tile only
-// in the instantiation that takes them in interleaved regions). 64-bit index math; pointers
-// element-aligned; the covering chunks of a row segment lie in the pages of the segment.
+// rows each) fall in distinct banks. Tiles from the grid (block/column_tiles.cuh; a division per
+// tile only in the instantiation that takes them in interleaved regions). 64-bit index math;
+// pointers element-aligned; the covering chunks of a row segment lie in the pages of the segment.
 #pragma once
 
 #include <cstdint>
@@ -41,8 +42,8 @@
 namespace xpose::detail::cuda {
 
 /// Bytes [shift, shift + 16) of the 32 bytes lo, hi (little-endian), for shift in [0, 16).
-/// (Skipping the byte stage for 4-byte elements, whose shifts are multiples of 4, made
-/// copy_unaligned slower on the H100: 0.79 instead of 0.87-0.92 x copy, 2026-11-23.)
+/// The byte stage stays for 4-byte elements, whose shifts are multiples of 4: skipping it makes
+/// copy_unaligned slower (H100: 0.79 vs 0.87-0.92 x copy).
 __device__ __forceinline__ uint4 funnel_shift_16(uint4 lo, uint4 hi, int shift) {
   const unsigned a[8] = {lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w};
   unsigned by8[6], by4[5];
@@ -156,10 +157,8 @@ __device__ __forceinline__ void store_piece(unsigned char* p, const uint4& v) {
 /// The edges of a destination row that whole 16-byte chunks do not write, as naturally aligned
 /// pieces of 1, 2, 4, 8 and 16 bytes (at most five stores for up to 31 bytes) instead of
 /// element by element: each store of a piece of a sector another tile also writes reaches the L2
-/// as its own partial write, and the lanes of a warp loop as long as the longest edge. On the
-/// H100 (fifteenth session, xpose bench, two rounds, docs/performance.md): 1-byte 767 x 174991
-/// 0.82 -> 0.91 x copy, 1023 x 131201 0.88 -> 0.93, 1501 x 89419 0.91 -> 0.93 (copy_unaligned);
-/// 3-byte 1001 x 44701 0.86 -> 0.91, 6001 x 7001 0.91 -> 0.92 (copy_any_size); the others level.
+/// as its own partial write, and the lanes of a warp loop as long as the longest edge (H100:
+/// copy_unaligned 1-byte 767 x 174991 0.91 x copy vs 0.82 element by element).
 /// store_first_bytes: bytes [0, n) (n < 16) of `v` to `p` (on 16 bytes), pieces of 8, 4, 2, 1.
 __device__ __forceinline__ void store_first_bytes(unsigned char* p, const uint4& v, int n) {
   int at = 0;

@@ -1,5 +1,5 @@
-// The out-of-place progression of the seed slides (001, "Matrix Transpose — get 90%
-// bandwidth"), kept as named variants to measure against copy_tuned:
+// The out-of-place progression of the lecture slides "Matrix Transpose — get 90% bandwidth",
+// kept as named variants to measure against copy_tuned:
 //   copy_naive          one element per thread, reads coalesced, writes strided by ldb;
 //   copy_shared_tiles   32 x 32 shared-memory tile, 32 x 32 threads: coalesced both ways;
 //   copy_padded_tiles   the same tile padded by one column: no shared-memory bank conflicts;
