@@ -1,12 +1,13 @@
-// Square in-place transposition (DESIGN.md, "Square"), one pass over the matrix:
+// Square in-place transposition, one pass over the matrix (tile (i, j) swapped with (j, i)):
 //   square_tile_swap  one block per pair of tiles (i, j), i <= j: both tiles go into shared
 //                     memory, then each is written back transposed into the other's place;
 //                     a diagonal tile is transposed in its own place. Tiles use the 16-byte
-//                     swizzled pieces of block/shared_tile_transpose.cuh (policy: square_tile_policy).
-//                     Every block owns its two tiles, so blocks never touch each other's data.
-//                     (The seed blog's tiled kernel, 002/003, writes each tile back transposed
-//                     into its own place, which is not a transposition; this one swaps.)
-//   square_naive      the seed blog's naive kernel: one thread per element (r, c) with c > r
+//                     swizzled pieces of block/shared_tile_transpose.cuh (policy:
+//                     square_tile_policy). Every block owns its two tiles, so blocks never touch
+//                     each other's data. (The tiled kernel of the blog post "GPU Matrix Transpose"
+//                     writes each tile back transposed into its own place, which is not a
+//                     transposition; this one swaps.)
+//   square_naive      the blog post's naive kernel: one thread per element (r, c) with c > r
 //                     swaps it with (c, r); 2-D grid as in the blog, grid-stride for size.
 // Elements of 1, 2, 4, 8 or 16 bytes take these kernels; other sizes run a super-element tile
 // swap (k words per element, padded shared tile). Batches: grid-stride over (matrix, tile pair).
