@@ -18,17 +18,20 @@ enum class route {
   three_stage,      ///< Sung et al.: 100, 0010, 0100 (PPoPP'14 sec. 4.2)
   row_column,       ///< Catanzaro, Keller, Garland decomposition: any dimensions, primes too
   skinny_chunks,    ///< one dimension <= 64: chunks of the long one, 100 + 010, remainder aside
-  // In place, square (rows == cols).
+  // In place, square (rows == cols). The naive, prefetch and recursive variants are those of
+  // C. Dalvit's course report on in-place transposition (CPU and GPU); naive also of the blog
+  // post "GPU Matrix Transpose".
   square_tile_swap,  ///< swap tile (i,j) with tile (j,i), one pass
-  square_naive,      ///< swap element (i,j) with (j,i), i < j (seed report / blog)
-  square_prefetch,   ///< naive with software prefetch of the next column (seed report, CPU)
-  square_recursive,  ///< cache-oblivious recursive halving with a cut-off (seed report, CPU)
-  // Out of place.
+  square_naive,      ///< swap element (i,j) with (j,i), i < j
+  square_prefetch,   ///< naive with software prefetch of the next column (CPU)
+  square_recursive,  ///< cache-oblivious recursive halving with a cut-off (CPU)
+  // Out of place. copy_naive .. copy_multi_element are the progression of the lecture slides
+  // "Matrix Transpose — get 90% bandwidth".
   copy_blocked,        ///< CPU: cache-blocked, vectorizable
-  copy_naive,          ///< GPU: one element per thread, uncoalesced writes (seed slides)
-  copy_shared_tiles,   ///< GPU: shared-memory tiles, coalesced both ways (seed slides)
-  copy_padded_tiles,   ///< GPU: padded tiles, no bank conflicts (seed slides)
-  copy_multi_element,  ///< GPU: padded tiles, several elements per thread (seed slides)
+  copy_naive,          ///< GPU: one element per thread, uncoalesced writes
+  copy_shared_tiles,   ///< GPU: shared-memory tiles, coalesced both ways
+  copy_padded_tiles,   ///< GPU: padded tiles, no bank conflicts
+  copy_multi_element,  ///< GPU: padded tiles, several elements per thread
   copy_tuned,          ///< GPU: Hopper-tuned policy per element size (and matrix size)
 };
 
