@@ -1,8 +1,7 @@
-// Route choice (DESIGN.md, "The algorithm space"). Square matrices swap tiles in one pass;
-// skinny ones (a side of 2..64) take the chunked 100 + 010 route; otherwise the route with the
-// fewest predicted passes over memory within the workspace budget wins: the 3-stage route of
-// PPoPP'14 sec. 4.2 when the dimensions have good factors, the row/column decomposition of
-// Catanzaro, Keller and Garland for any others (primes).
+// Route choice. Square matrices swap tiles in one pass; skinny ones (a side of 2..64) take the
+// chunked 100 + 010 route; otherwise the route with the fewest predicted passes over memory within
+// the workspace budget wins: the 3-stage route of PPoPP'14 sec. 4.2 when the dimensions have good
+// factors, the row/column decomposition of Catanzaro, Keller and Garland for any others (primes).
 #include "plan/planner.hpp"
 
 #include <algorithm>

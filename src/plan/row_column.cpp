@@ -11,11 +11,10 @@ std::int64_t greatest_common_divisor(std::int64_t x, std::int64_t y) noexcept {
 }
 
 std::int64_t row_column_block_width(std::int64_t m, std::int64_t n, std::size_t e) {
-  // Measured on a 2-core Zen 5 (1 MiB L2, 32 MiB L3; /tmp timing of 7919 x 1801 and
-  // 7200 x 1800 fp32): 512-byte row segments beat 64-byte ones by 2-3x (fewer TLB misses and
-  // less work per segment), with the block (m segments) held in L3. Narrower segments when m
-  // rows of 512 bytes would exceed a few MiB; at most 128 elements, which bounds the saved
-  // wrap-around rows (width^2 * e bytes per thread).
+  // 512-byte row segments, with the block (m segments) held in L3: fewer TLB misses and less
+  // work per segment than 64-byte ones (2-core Zen 5, fp32 7919 x 1801 and 7200 x 1800: 2-3x
+  // faster). Narrower segments when m rows of 512 bytes would exceed a few MiB; at most 128
+  // elements, which bounds the saved wrap-around rows (width^2 * e bytes per thread).
   constexpr std::int64_t block_bytes = 4 << 20, max_segment = 512, min_segment = 64;
   constexpr std::int64_t max_width = 128;
   const auto elem = static_cast<std::int64_t>(e);
