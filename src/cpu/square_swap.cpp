@@ -1,8 +1,9 @@
-// Square in-place transposition on the CPU (stage_kind::square_swap), the variants of the seed
-// report 003_* (Algorithms 1-3) plus the tile swap:
+// Square in-place transposition on the CPU (stage_kind::square_swap): the variants of C. Dalvit's
+// course report on in-place transposition (CPU and GPU; its Algorithms 1-3) plus the tile swap:
 //  - square_tile_swap: tile (I,J) and tile (J,I) are swapped and both transposed, diagonal tiles
-//    transposed in place; one pass; OpenMP threads take tile pairs. (The seed report's and blog's
-//    tiled kernels transpose each tile in its own place, which is not the matrix transpose.)
+//    transposed in place; one pass; OpenMP threads take tile pairs. (The tiled kernels of that
+//    report and of the blog post "GPU Matrix Transpose" transpose each tile in its own place,
+//    which is not the matrix transpose.)
 //  - square_naive: element (i,j) swapped with (j,i) for i < j (Algorithm 1); threads take rows.
 //  - square_prefetch: the naive swap, prefetching the column element some rows ahead
 //    (Algorithm 2 prefetches the next row, which the hardware prefetcher already streams).
@@ -34,7 +35,7 @@ namespace {
 /// Default tile edge of square_tile_swap, as bytes of one tile row.
 constexpr std::int64_t default_tile_row_bytes = 256;
 /// Default cut-off of square_recursive: blocks of at most this many bytes per row are swapped
-/// directly (the seed report's 128 four-byte elements).
+/// directly (the report's 128 four-byte elements).
 constexpr std::int64_t default_cutoff_row_bytes = 512;
 /// Rows ahead of the current one whose column element square_prefetch requests.
 constexpr std::int64_t prefetch_rows_ahead = 16;
