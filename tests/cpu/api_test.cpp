@@ -247,16 +247,9 @@ TEST(Plans, DescribeNamesTheGpuKernel) {
               std::string::npos)
         << line;
   }
-  // copy_any_size names its tiles: for 3-byte elements 128 x 42, 96 x 42 where those are under
-  // 0.85 full, 96 x 32 on tall shapes where 32 columns fill 1/32 better, 32 columns (64 rows to 7
-  // bytes, 32 from 10) on tiles that walk down from 1024 rows (to 16383 for 3 bytes, 8192 for the
-  // others), 32 x 64 where 64 columns
-  // fill 1/8 better; the tall tiles
-  // from 5 bytes (96 rows of 128 bytes for 5 and 6 bytes where their columns are under 0.9 full,
-  // from 7 where those fill the columns 1/10 better); the halo tiles where a destination row starts
-  // off 32 bytes at execute (96 rows of 128 bytes, from 6 bytes 256-byte rows, 64 of them from 7,
-  // but where 128-byte rows fill the columns 1/10 better; for 3 bytes 128 x 32 on tall shapes where
-  // 32 columns fill 1/10 better, else 128 x 34 where 34 columns do).
+  // copy_any_size names its tiles (any_size_tiles_for in cuda/copy/any_size.cu picks them by
+  // element size and shape, and how full they are) and the tiles with a halo it takes where a
+  // destination row starts off 32 bytes at execute.
   for (const auto& [rows, cols, e, tiles, halo_tiles] :
        {std::tuple<std::int64_t, std::int64_t, std::size_t, const char*, const char*>{
             16384, 16384, 3, "tiles of 128 rows x 42 columns when", "96 rows x 42 columns"},
