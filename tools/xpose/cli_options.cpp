@@ -1,160 +1,91 @@
 #include "cli_options.hpp"
 
+#include <CLI/CLI.hpp>
+
 #include <charconv>
 #include <limits>
+#include <optional>
 #include <string_view>
 
 namespace xpose_cli {
 
 namespace {
 
-/// Walks argv; `value_of` takes the argument after an option that needs one.
-class argument_cursor {
- public:
-  argument_cursor(int argc, const char* const* argv) : argc_(argc), argv_(argv) {}
-  bool done() const { return next_ >= argc_; }
-  std::string_view take() { return argv_[next_++]; }
-  std::string_view value_of(std::string_view option) {
-    if (done()) throw usage_error("option " + std::string(option) + " needs a value");
-    return take();
-  }
-
- private:
-  int argc_;
-  const char* const* argv_;
-  int next_ = 1;
-};
-
-std::int64_t parse_integer(std::string_view text, std::string_view what, std::int64_t min_value,
-                           std::int64_t max_value) {
+std::optional<std::int64_t> parse_integer(std::string_view text, std::int64_t min_value,
+                                          std::int64_t max_value) {
   std::int64_t value = 0;
   const auto [end, failure] = std::from_chars(text.data(), text.data() + text.size(), value);
   if (failure != std::errc{} || end != text.data() + text.size() || value < min_value ||
       value > max_value)
-    throw usage_error(std::string(what) + " must be an integer in [" + std::to_string(min_value) +
-                      ", " + std::to_string(max_value) + "], got '" + std::string(text) + "'");
+    return std::nullopt;
   return value;
 }
 
-matrix_shape parse_shape(std::string_view text) {
+std::string range_error(std::string_view text, std::int64_t min_value, std::int64_t max_value) {
+  return "must be an integer in [" + std::to_string(min_value) + ", " + std::to_string(max_value) +
+         "], got '" + std::string(text) + "'";
+}
+
+/// The argument must be a decimal integer in [min_value, max_value]; CLI11 puts the option's
+/// name before the message.
+CLI::Validator integer_in(std::int64_t min_value, std::int64_t max_value) {
+  return CLI::Validator(
+      [=](std::string& text) {
+        return parse_integer(text, min_value, max_value) ? std::string()
+                                                         : range_error(text, min_value, max_value);
+      },
+      "");
+}
+
+constexpr std::int64_t max_dimension = std::numeric_limits<std::int64_t>::max() / 2;
+
+/// "" and the shape in `shape`, or what is wrong with `text`.
+std::string read_shape(std::string_view text, matrix_shape& shape) {
   const auto x = text.find_first_of("xX");
   if (x == std::string_view::npos)
-    throw usage_error("a shape is ROWSxCOLS (e.g. 7200x1800), got '" + std::string(text) + "'");
-  constexpr auto max_dim = std::numeric_limits<std::int64_t>::max() / 2;
-  return {parse_integer(text.substr(0, x), "shape rows", 1, max_dim),
-          parse_integer(text.substr(x + 1), "shape cols", 1, max_dim)};
+    return "a shape is ROWSxCOLS (e.g. 7200x1800), got '" + std::string(text) + "'";
+  const auto rows = parse_integer(text.substr(0, x), 1, max_dimension);
+  if (!rows) return "shape rows " + range_error(text.substr(0, x), 1, max_dimension);
+  const auto cols = parse_integer(text.substr(x + 1), 1, max_dimension);
+  if (!cols) return "shape cols " + range_error(text.substr(x + 1), 1, max_dimension);
+  shape = {*rows, *cols};
+  return "";
 }
 
-std::size_t parse_elem_size(std::string_view text) {
-  return static_cast<std::size_t>(
-      parse_integer(text, "--elem", 1, static_cast<std::int64_t>(xpose::max_elem_size)));
+matrix_shape to_shape(std::string_view text) {
+  matrix_shape shape;
+  if (const std::string error = read_shape(text, shape); !error.empty()) throw usage_error(error);
+  return shape;
 }
 
-xpose::route parse_route(std::string_view text) {
+const CLI::Validator shape_validator(
+    [](std::string& text) {
+      matrix_shape shape;
+      return read_shape(text, shape);
+    },
+    "");
+
+const CLI::Validator route_validator(
+    [](std::string& text) {
+      return xpose::route_from_string(text)
+                 ? std::string()
+                 : "unknown route '" + text + "' (see 'xpose --help' for the list of routes)";
+    },
+    "");
+
+xpose::route to_route(std::string_view text) {
   if (const auto r = xpose::route_from_string(text)) return *r;
-  throw usage_error("unknown route '" + std::string(text) +
-                    "' (see 'xpose --help' for the list of routes)");
+  throw usage_error("unknown route '" + std::string(text) + "'");
 }
 
-device_selection parse_device_selection(std::string_view text) {
-  if (text == "all") return device_selection::all_present;
+device_selection to_device_selection(std::string_view text) {
   if (text == "cpu") return device_selection::cpu;
   if (text == "cuda") return device_selection::cuda;
-  throw usage_error("--device must be cpu, cuda or all, got '" + std::string(text) + "'");
+  return device_selection::all_present;
 }
 
-int parse_threads(std::string_view text) {
-  return static_cast<int>(parse_integer(text, "--threads", 0, 4096));
-}
-
-bench_options parse_bench(argument_cursor& args) {
-  bench_options options;
-  while (!args.done()) {
-    const std::string_view arg = args.take();
-    if (arg == "--json") {
-      options.json = true;
-    } else if (arg == "--json-file") {
-      options.json_file = std::string(args.value_of(arg));
-    } else if (arg == "--device") {
-      options.devices = parse_device_selection(args.value_of(arg));
-    } else if (arg == "--shape") {
-      options.shapes.push_back(parse_shape(args.value_of(arg)));
-    } else if (arg == "--elem") {
-      options.elem_size = parse_elem_size(args.value_of(arg));
-    } else if (arg == "--route") {
-      options.route = parse_route(args.value_of(arg));
-    } else if (arg == "--inplace") {
-      options.in_place = true;
-    } else if (arg == "--copy") {
-      options.in_place = false;
-    } else if (arg == "--reps") {
-      options.reps = static_cast<int>(parse_integer(args.value_of(arg), "--reps", 1, 1000));
-    } else if (arg == "--threads") {
-      options.threads = parse_threads(args.value_of(arg));
-    } else if (arg == "--quick") {
-      options.quick = true;
-    } else {
-      throw usage_error("unknown option '" + std::string(arg) + "' for 'xpose bench'");
-    }
-  }
-  return options;
-}
-
-plan_command_options parse_plan(argument_cursor& args) {
-  plan_command_options options;
-  bool have_shape = false;
-  while (!args.done()) {
-    const std::string_view arg = args.take();
-    if (arg == "--elem") {
-      options.elem_size = parse_elem_size(args.value_of(arg));
-    } else if (arg == "--inplace") {
-      options.in_place = true;
-    } else if (arg == "--copy") {
-      options.in_place = false;
-    } else if (arg == "--device") {
-      const device_selection d = parse_device_selection(args.value_of(arg));
-      if (d == device_selection::all_present)
-        throw usage_error("'xpose plan' needs one device: --device cpu or --device cuda");
-      options.target = d == device_selection::cuda ? xpose::device::cuda : xpose::device::cpu;
-    } else if (arg == "--route") {
-      options.route = parse_route(args.value_of(arg));
-    } else if (arg == "--threads") {
-      options.threads = parse_threads(args.value_of(arg));
-    } else if (!arg.empty() && arg[0] != '-' && !have_shape) {
-      options.shape = parse_shape(arg);
-      have_shape = true;
-    } else {
-      throw usage_error("unknown argument '" + std::string(arg) + "' for 'xpose plan'");
-    }
-  }
-  if (!have_shape) throw usage_error("'xpose plan' needs a shape, e.g. 'xpose plan 7200x1800'");
-  return options;
-}
-
-}  // namespace
-
-command_line parse_command_line(int argc, const char* const* argv) {
-  argument_cursor args(argc, argv);
-  command_line parsed;
-  if (args.done()) return parsed;  // bare `xpose` runs the default benchmark
-  const std::string_view first = args.take();
-  if (first == "--help" || first == "-h" || first == "help") {
-    parsed.what = command_line::command::help;
-  } else if (first == "--version") {
-    parsed.what = command_line::command::version;
-  } else if (first == "bench") {
-    parsed.bench = parse_bench(args);
-  } else if (first == "plan") {
-    parsed.what = command_line::command::plan;
-    parsed.plan = parse_plan(args);
-  } else {
-    throw usage_error("unknown command '" + std::string(first) +
-                      "' (commands: bench, plan; options: --help, --version)");
-  }
-  return parsed;
-}
-
-std::string usage_text() {
+/// The routes, wrapped at 90 columns, for the help's footer.
+std::string route_list() {
   std::string routes = "routes:";
   std::size_t line_length = routes.size();
   for (int r = static_cast<int>(xpose::route::automatic);
@@ -167,31 +98,188 @@ std::string usage_text() {
     routes += " " + name;
     line_length += 1 + name.size();
   }
-  return "usage: xpose [bench] [options]      time transpositions, check them, compare\n"
-         "       xpose plan RxC [options]     print the plan for one shape\n"
-         "       xpose --version | --help\n"
-         "\n"
-         "bench options (no --shape: the default set of cases):\n"
-         "  --device cpu|cuda|all  devices to measure (default: all present)\n"
-         "  --shape RxC            a custom case (repeatable); uses --elem, --route, --inplace\n"
-         "  --elem BYTES           element size of custom cases (default 4)\n"
-         "  --route NAME           route of custom cases (default automatic)\n"
-         "  --inplace | --copy     custom cases in place (default) or out of place\n"
-         "  --reps N               timed runs per case, median reported (default 7)\n"
-         "  --threads N            CPU threads (default: OpenMP default)\n"
-         "  --quick                small shapes, caches not evicted (seconds; for tests)\n"
-         "  --json                 machine-readable rows on stdout instead of the table\n"
-         "  --json-file PATH       also write the JSON rows to PATH\n"
-         "\n"
-         "plan options: --elem BYTES, --inplace | --copy, --device cpu|cuda, --route NAME,\n"
-         "              --threads N\n"
-         "\n" +
-         routes +
-         "\n"
-         "\n"
-         "GB/s counts 2 x matrix bytes / median time; 'xcopy' is that over a memcpy (CPU) or a\n"
-         "device-to-device cudaMemcpyAsync (GPU) of the same bytes measured in the same run.\n"
-         "The exit status is non-zero if any result is wrong or any case fails.\n";
+  return routes;
+}
+
+/// CLI11's formatter with a lower-case usage line; the top-level usage lists the three forms of
+/// the command line (bench is the command that runs when none is given), and flags that set
+/// one value show their names without CLI11's {value} suffixes ("--inplace,--copy").
+class help_formatter : public CLI::Formatter {
+ public:
+  help_formatter() {
+    label("Usage", "usage");
+    label("OPTIONS", "options");
+    label("SUBCOMMAND", "command");
+    column_width(26);
+  }
+  std::string make_usage(const CLI::App* app, std::string name) const override {
+    if (app->get_parent() != nullptr) return CLI::Formatter::make_usage(app, std::move(name));
+    return "usage: xpose [bench] [options]      time transpositions, check them, compare\n"
+           "       xpose plan RxC [options]     print the plan for one shape\n"
+           "       xpose --version | --help\n";
+  }
+  std::string make_option_name(const CLI::Option* opt, bool is_positional) const override {
+    std::string name = CLI::Formatter::make_option_name(opt, is_positional);
+    for (auto open = name.find('{'); open != std::string::npos; open = name.find('{'))
+      name.erase(open, name.find('}', open) + 1 - open);
+    return name;
+  }
+};
+
+struct parse_targets {
+  // bench
+  std::vector<std::string> shapes;
+  std::string bench_device = "all";
+  std::string bench_route = "automatic";
+  // plan
+  std::string plan_shape;
+  std::string plan_device = "cpu";
+  std::string plan_route = "automatic";
+};
+
+void add_bench_options(CLI::App& bench, bench_options& options, parse_targets& targets) {
+  bench.add_option("--device", targets.bench_device, "devices to measure (default: all present)")
+      ->option_text("cpu|cuda|all")
+      ->check(CLI::Validator(
+          [](std::string& text) {
+            return text == "cpu" || text == "cuda" || text == "all"
+                       ? std::string()
+                       : "must be cpu, cuda or all, got '" + text + "'";
+          },
+          ""));
+  bench
+      .add_option("--shape", targets.shapes,
+                  "a custom case (repeatable); no --shape: the default set")
+      ->option_text("RxC")
+      ->check(shape_validator);
+  bench.add_option("--batch", options.batch, "matrices per custom case, dense (default 1)")
+      ->option_text("N")
+      ->check(integer_in(1, max_dimension));
+  bench.add_option("--elem", options.elem_size, "element size of custom cases (default 4)")
+      ->option_text("BYTES")
+      ->check(integer_in(1, static_cast<std::int64_t>(xpose::max_elem_size)));
+  bench.add_option("--route", targets.bench_route, "route of custom cases (default automatic)")
+      ->option_text("NAME")
+      ->check(route_validator);
+  bench.add_flag("--inplace{true},--copy{false}", options.in_place,
+                 "custom cases in place (default) or out of place");
+  bench.add_option("--reps", options.reps, "timed runs per case, median reported (default 7)")
+      ->option_text("N")
+      ->check(integer_in(1, 1000));
+  bench.add_option("--threads", options.threads, "CPU threads (default: OpenMP default)")
+      ->option_text("N")
+      ->check(integer_in(0, 4096));
+  bench.add_flag("--quick", options.quick, "small shapes, caches not evicted (seconds; for tests)");
+  bench.add_flag("--json", options.json, "machine-readable rows on stdout instead of the table");
+  bench.add_option("--json-file", options.json_file, "also write the JSON rows to PATH")
+      ->option_text("PATH");
+}
+
+void add_plan_options(CLI::App& plan, plan_command_options& options, parse_targets& targets) {
+  plan.add_option("shape", targets.plan_shape, "the matrix, ROWSxCOLS (e.g. 7200x1800)")
+      ->option_text("RxC")
+      ->check(shape_validator);
+  plan.add_option("--elem", options.elem_size, "element size (default 4)")
+      ->option_text("BYTES")
+      ->check(integer_in(1, static_cast<std::int64_t>(xpose::max_elem_size)));
+  plan.add_flag("--inplace{true},--copy{false}", options.in_place,
+                "in place (default) or out of place");
+  plan.add_option("--device", targets.plan_device, "where the data lives (default cpu)")
+      ->option_text("cpu|cuda")
+      ->check(CLI::Validator(
+          [](std::string& text) {
+            if (text == "cpu" || text == "cuda") return std::string();
+            if (text == "all") return std::string("'xpose plan' needs one device: cpu or cuda");
+            return "must be cpu or cuda, got '" + text + "'";
+          },
+          ""));
+  plan.add_option("--route", targets.plan_route, "the route (default automatic)")
+      ->option_text("NAME")
+      ->check(route_validator);
+  plan.add_option("--threads", options.threads, "CPU threads (default: OpenMP default)")
+      ->option_text("N")
+      ->check(integer_in(0, 4096));
+}
+
+}  // namespace
+
+command_line parse_command_line(int argc, const char* const* argv) {
+  command_line parsed;
+  parse_targets targets;
+
+  CLI::App app("xpose: matrix transpositions on the CPU and CUDA GPUs.", "xpose");
+  app.formatter(std::make_shared<help_formatter>());
+  app.set_version_flag("--version", std::string("xpose"), "print the version and exit");
+  app.set_help_flag("-h,--help", "print this help and exit");
+  app.require_subcommand(0, 1);
+  const std::string routes = route_list();
+
+  CLI::App* const bench =
+      app.add_subcommand("bench", "time transpositions, check them, compare (the default)");
+  bench->set_help_flag("-h,--help", "print this help and exit");
+  bench->footer(
+      "Custom cases (--shape) take --batch, --elem, --route and --inplace or --copy (the last\n"
+      "one given counts); a batch of B matrices of R x C shows as BxRxC.\n"
+      "GB/s counts 2 x matrix bytes / median time; 'xcopy' is that over a memcpy (CPU) or a\n"
+      "device-to-device cudaMemcpyAsync (GPU) of the same bytes measured in the same run.\n"
+      "The exit status is non-zero if any result is wrong or any case fails.\n\n" +
+      routes);
+  add_bench_options(*bench, parsed.bench, targets);
+
+  CLI::App* const plan = app.add_subcommand("plan", "print the plan for one shape");
+  plan->set_help_flag("-h,--help", "print this help and exit");
+  plan->footer(routes);
+  add_plan_options(*plan, parsed.plan, targets);
+
+  app.footer(
+      "Bare 'xpose' runs 'xpose bench'. 'xpose COMMAND --help' shows one command's options.\n\n"
+      "GB/s counts 2 x matrix bytes / median time; 'xcopy' is that over a memcpy (CPU) or a\n"
+      "device-to-device cudaMemcpyAsync (GPU) of the same bytes measured in the same run.\n"
+      "The exit status is non-zero if any result is wrong or any case fails.\n\n" +
+      routes);
+
+  // `xpose help` is `xpose --help`.
+  std::vector<std::string> args;
+  for (int i = argc - 1; i >= 1; --i) args.emplace_back(argv[i]);  // CLI11 pops from the back
+  if (!args.empty() && args.back() == "help") args.back() = "--help";
+  const std::string first = args.empty() ? std::string() : args.back();
+
+  try {
+    app.parse(args);
+  } catch (const CLI::CallForHelp&) {
+    parsed.what = command_line::command::help;
+    // The top-level help expands the commands' options; a command's help shows its own.
+    parsed.help_text =
+        app.get_subcommands().empty() ? app.help("", CLI::AppFormatMode::All) : app.help();
+    return parsed;
+  } catch (const CLI::CallForVersion&) {
+    parsed.what = command_line::command::version;
+    return parsed;
+  } catch (const CLI::ExtrasError& e) {
+    // A word where the command belongs: name the commands.
+    const auto commands = app.get_subcommands();
+    if (commands.empty() && !first.empty() && first[0] != '-')
+      throw usage_error("unknown command '" + first +
+                        "' (commands: bench, plan; options: --help, --version)");
+    throw usage_error((commands.empty() ? "" : commands[0]->get_name() + ": ") + e.what());
+  } catch (const CLI::ParseError& e) {
+    throw usage_error(e.what());
+  }
+
+  if (plan->parsed()) {
+    parsed.what = command_line::command::plan;
+    if (targets.plan_shape.empty())
+      throw usage_error("'xpose plan' needs a shape, e.g. 'xpose plan 7200x1800'");
+    parsed.plan.shape = to_shape(targets.plan_shape);
+    parsed.plan.target = targets.plan_device == "cuda" ? xpose::device::cuda : xpose::device::cpu;
+    parsed.plan.route = to_route(targets.plan_route);
+    return parsed;
+  }
+  parsed.what = command_line::command::bench;
+  parsed.bench.devices = to_device_selection(targets.bench_device);
+  parsed.bench.route = to_route(targets.bench_route);
+  for (const std::string& text : targets.shapes) parsed.bench.shapes.push_back(to_shape(text));
+  return parsed;
 }
 
 }  // namespace xpose_cli

@@ -1,5 +1,6 @@
-// Command-line parsing for the xpose tool: `xpose bench ...`, `xpose plan ...`, `--help`,
-// `--version`. Parsing never runs anything; a bad argument throws usage_error naming it.
+// Command-line parsing for the xpose tool (CLI11): `xpose bench ...`, `xpose plan ...`,
+// `--help`, `--version`. Parsing never runs anything; a bad argument throws usage_error naming
+// it.
 #pragma once
 
 #include <cstddef>
@@ -29,6 +30,7 @@ struct bench_options {
   std::string json_file;  ///< also write the JSON here (the table still goes to stdout)
   device_selection devices = device_selection::all_present;
   std::vector<matrix_shape> shapes;  ///< custom cases; empty = the default set
+  std::int64_t batch = 1;            ///< matrices per custom case (dense batches)
   std::size_t elem_size = 4;
   xpose::route route = xpose::route::automatic;
   bool in_place = true;
@@ -50,12 +52,10 @@ struct command_line {
   enum class command { help, version, bench, plan } what = command::bench;
   bench_options bench;
   plan_command_options plan;
+  std::string help_text;  ///< command::help: the help of the command asked about
 };
 
 /// Parses argv; throws usage_error with a message that names the offending argument.
 command_line parse_command_line(int argc, const char* const* argv);
-
-/// The text printed by `xpose --help`.
-std::string usage_text();
 
 }  // namespace xpose_cli

@@ -12,7 +12,7 @@ int main(int argc, char** argv) {
     const command_line parsed = xpose_cli::parse_command_line(argc, argv);
     switch (parsed.what) {
       case command_line::command::help:
-        std::printf("%s", xpose_cli::usage_text().c_str());
+        std::printf("%s", parsed.help_text.c_str());
         return 0;
       case command_line::command::version:
         std::printf("xpose %d.%d.%d (CUDA backend: %s)\n", xpose::version_major,
