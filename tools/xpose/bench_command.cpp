@@ -1,6 +1,8 @@
 #include <omp.h>
 
 #include <cstdio>
+#include <ctime>
+#include <string>
 #include <vector>
 
 #include "bench_cases.hpp"
@@ -28,6 +30,16 @@ device_plan choose_devices(device_selection selection) {
   return {selection != device_selection::cuda, selection != device_selection::cpu && cuda_present};
 }
 
+/// The current time, UTC, in ISO 8601: YYYY-MM-DDTHH:MM:SSZ.
+std::string utc_now() {
+  const std::time_t now = std::time(nullptr);
+  std::tm utc{};
+  gmtime_r(&now, &utc);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
+  return text;
+}
+
 }  // namespace
 
 int run_bench_command(const bench_options& options) {
@@ -36,6 +48,7 @@ int run_bench_command(const bench_options& options) {
   settings.reps = options.reps;
   settings.threads = options.threads > 0 ? options.threads : omp_get_max_threads();
   settings.evict_caches = !options.quick;  // --quick checks results; its timings mean little
+  settings.date = utc_now();
 
   std::vector<bench_case> cases;
   std::vector<device_info> infos;

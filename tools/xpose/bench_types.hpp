@@ -29,6 +29,7 @@ struct bench_settings {
   int reps = 7;     ///< timed runs per measurement (the median is reported)
   int threads = 1;  ///< CPU threads for xpose, the memcpy baseline and OpenBLAS (resolved, >= 1)
   bool evict_caches = true;  ///< start every timed run with the data out of the caches
+  std::string date;          ///< when the run started, UTC, ISO 8601 (YYYY-MM-DDTHH:MM:SSZ)
 };
 
 /// A measured throughput: median time of the timed runs and 2 x bytes / time.

@@ -2,9 +2,18 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <limits>
+#include <string>
+#include <utility>
 
 #include <unistd.h>
+#include <nlohmann/json.hpp>
+
+// The commit the tool is built from (tools/xpose/CMakeLists.txt defines it at configure time).
+#ifndef XPOSE_GIT_COMMIT
+#define XPOSE_GIT_COMMIT "unknown"
+#endif
 
 namespace xpose_cli {
 
@@ -129,28 +138,37 @@ void print_summary_line(std::FILE* out, const group_summary& s) {
       number(s.median_ratio_to_peer, "%.2f").c_str());
 }
 
-std::string json_string(const std::string& text) {
-  std::string quoted = "\"";
-  for (const char ch : text) {
-    if (ch == '"' || ch == '\\') {
-      quoted += '\\';
-      quoted += ch;
-    } else if (static_cast<unsigned char>(ch) < 0x20) {
-      char escaped[8];
-      std::snprintf(escaped, sizeof escaped, "\\u%04x", ch);
-      quoted += escaped;
-    } else {
-      quoted += ch;
-    }
-  }
-  return quoted + "\"";
-}
-
-std::string json_number(double value) {
-  if (std::isnan(value)) return "null";
+/// A measured value to 6 significant digits (more than a timing resolves), or null where there
+/// is none (NaN).
+nlohmann::ordered_json number_or_null(double value) {
+  if (std::isnan(value)) return nullptr;
   char text[32];
   std::snprintf(text, sizeof text, "%.6g", value);
-  return text;
+  return std::strtod(text, nullptr);
+}
+
+/// Writes `report` with one top-level key per line and each element of an array on a line of
+/// its own, so that a row is one line of the file.
+void write_report(std::FILE* out, const nlohmann::ordered_json& report) {
+  const auto dump = [](const nlohmann::ordered_json& value) {
+    // Invalid UTF-8 (in a device name, say) is replaced rather than failing the report.
+    return value.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+  };
+  std::fprintf(out, "{");
+  const char* separator = "\n";
+  for (const auto& [key, value] : report.items()) {
+    std::fprintf(out, "%s  %s: ", separator, dump(key).c_str());
+    separator = ",\n";
+    if (!value.is_array()) {
+      std::fprintf(out, "%s", dump(value).c_str());
+      continue;
+    }
+    std::fprintf(out, "[");
+    for (std::size_t i = 0; i < value.size(); ++i)
+      std::fprintf(out, "%s\n    %s", i ? "," : "", dump(value[i]).c_str());
+    std::fprintf(out, "%s]", value.empty() ? "" : "\n  ");
+  }
+  std::fprintf(out, "\n}\n");
 }
 
 }  // namespace
@@ -218,55 +236,60 @@ void print_table(std::FILE* out, const std::vector<device_info>& devices,
 
 void print_json(std::FILE* out, const std::vector<device_info>& devices,
                 const std::vector<bench_row>& rows, const bench_settings& settings) {
-  std::fprintf(out, "{\n  \"xpose_version\": \"%d.%d.%d\",\n  \"reps\": %d,\n  \"threads\": %d,\n",
-               xpose::version_major, xpose::version_minor, xpose::version_patch, settings.reps,
-               settings.threads);
-  std::fprintf(out, "  \"devices\": [");
-  for (std::size_t i = 0; i < devices.size(); ++i)
-    std::fprintf(out, "%s\n    {\"device\": %s, \"name\": %s, \"detail\": %s}", i ? "," : "",
-                 json_string(std::string(xpose::to_string(devices[i].target))).c_str(),
-                 json_string(devices[i].name).c_str(), json_string(devices[i].detail).c_str());
-  std::fprintf(out, "\n  ],\n  \"rows\": [");
-  for (std::size_t i = 0; i < rows.size(); ++i) {
-    const bench_row& r = rows[i];
+  using json = nlohmann::ordered_json;
+  json report;
+  report["xpose_version"] = std::to_string(xpose::version_major) + "." +
+                            std::to_string(xpose::version_minor) + "." +
+                            std::to_string(xpose::version_patch);
+  report["commit"] = XPOSE_GIT_COMMIT;
+  report["date"] = settings.date;
+  report["reps"] = settings.reps;
+  report["threads"] = settings.threads;
+  json& device_list = report["devices"] = json::array();
+  for (const auto& d : devices)
+    device_list.push_back({{"device", std::string(xpose::to_string(d.target))},
+                           {"name", d.name},
+                           {"detail", d.detail}});
+  json& row_list = report["rows"] = json::array();
+  for (const bench_row& r : rows) {
     const bool measured = ran(r);
-    std::fprintf(
-        out,
-        "%s\n    {\"group\": %s, \"device\": %s, \"in_place\": %s, \"route\": %s, "
-        "\"chosen_route\": %s, \"rows\": %lld, \"cols\": %lld, \"elem_size\": %zu, "
-        "\"matrix_bytes\": %zu, \"median_ms\": %s, \"gb_per_s\": %s, \"copy_gb_per_s\": %s, "
-        "\"ratio_to_copy\": %s, \"workspace_bytes\": %zu, \"predicted_passes\": %s, "
-        "\"verified\": %s, \"failure\": %s, \"skipped\": %s, \"peer\": %s, \"peer_gb_per_s\": %s, "
-        "\"peer_verified\": %s, \"peer_failure\": %s, \"ratio_to_peer\": %s}",
-        i ? "," : "", json_string(r.spec.group).c_str(),
-        json_string(std::string(xpose::to_string(r.spec.target))).c_str(),
-        r.spec.in_place ? "true" : "false",
-        json_string(std::string(xpose::to_string(r.spec.route))).c_str(),
-        json_string(r.chosen_route).c_str(), static_cast<long long>(r.spec.rows),
-        static_cast<long long>(r.spec.cols), r.spec.elem_size, r.spec.matrix_bytes(),
-        json_number(measured ? r.measured.median_ms : no_value).c_str(),
-        json_number(measured ? r.measured.gb_per_s : no_value).c_str(),
-        json_number(r.copy.gb_per_s > 0 ? r.copy.gb_per_s : no_value).c_str(),
-        json_number(ratio_to_copy(r)).c_str(), r.workspace_bytes,
-        json_number(r.chosen_route.empty() ? no_value : r.predicted_passes).c_str(),
-        r.verified ? "true" : "false", json_string(r.failure).c_str(),
-        json_string(r.skipped).c_str(), json_string(r.peer.name).c_str(),
-        json_number(r.peer.verified ? r.peer.measured.gb_per_s : no_value).c_str(),
-        r.peer.verified ? "true" : "false", json_string(r.peer.failure).c_str(),
-        json_number(ratio_to_peer(r)).c_str());
+    json row;
+    row["group"] = r.spec.group;
+    row["device"] = std::string(xpose::to_string(r.spec.target));
+    row["in_place"] = r.spec.in_place;
+    row["route"] = std::string(xpose::to_string(r.spec.route));
+    row["chosen_route"] = r.chosen_route;
+    row["rows"] = r.spec.rows;
+    row["cols"] = r.spec.cols;
+    row["elem_size"] = r.spec.elem_size;
+    row["matrix_bytes"] = r.spec.matrix_bytes();
+    row["median_ms"] = number_or_null(measured ? r.measured.median_ms : no_value);
+    row["gb_per_s"] = number_or_null(measured ? r.measured.gb_per_s : no_value);
+    row["copy_gb_per_s"] = number_or_null(r.copy.gb_per_s > 0 ? r.copy.gb_per_s : no_value);
+    row["ratio_to_copy"] = number_or_null(ratio_to_copy(r));
+    row["workspace_bytes"] = r.workspace_bytes;
+    row["predicted_passes"] =
+        number_or_null(r.chosen_route.empty() ? no_value : r.predicted_passes);
+    row["verified"] = r.verified;
+    row["failure"] = r.failure;
+    row["skipped"] = r.skipped;
+    row["peer"] = r.peer.name;
+    row["peer_gb_per_s"] = number_or_null(r.peer.verified ? r.peer.measured.gb_per_s : no_value);
+    row["peer_verified"] = r.peer.verified;
+    row["peer_failure"] = r.peer.failure;
+    row["ratio_to_peer"] = number_or_null(ratio_to_peer(r));
+    row_list.push_back(std::move(row));
   }
-  std::fprintf(out, "\n  ],\n  \"summaries\": [");
-  const auto summaries = summarize(rows);
-  for (std::size_t i = 0; i < summaries.size(); ++i) {
-    const auto& s = summaries[i];
-    std::fprintf(out,
-                 "%s\n    {\"group\": %s, \"cases\": %d, \"failed\": %d, \"skipped\": %d, "
-                 "\"median_ratio_to_copy\": %s, \"median_ratio_to_peer\": %s}",
-                 i ? "," : "", json_string(s.group).c_str(), s.cases, s.failed, s.skipped,
-                 json_number(s.median_ratio_to_copy).c_str(),
-                 json_number(s.median_ratio_to_peer).c_str());
-  }
-  std::fprintf(out, "\n  ],\n  \"failures\": %d\n}\n", count_failures(rows));
+  json& summary_list = report["summaries"] = json::array();
+  for (const auto& s : summarize(rows))
+    summary_list.push_back({{"group", s.group},
+                            {"cases", s.cases},
+                            {"failed", s.failed},
+                            {"skipped", s.skipped},
+                            {"median_ratio_to_copy", number_or_null(s.median_ratio_to_copy)},
+                            {"median_ratio_to_peer", number_or_null(s.median_ratio_to_peer)}});
+  report["failures"] = count_failures(rows);
+  write_report(out, report);
 }
 
 }  // namespace xpose_cli

@@ -22,7 +22,8 @@ void end_progress();
 void print_table(std::FILE* out, const std::vector<device_info>& devices,
                  const std::vector<bench_row>& rows, const bench_settings& settings);
 
-/// One JSON object: version, settings, devices, rows, group summaries, failure count.
+/// One JSON object (nlohmann/json): version, commit, date, settings, devices, rows, group
+/// summaries, failure count; one row per line.
 void print_json(std::FILE* out, const std::vector<device_info>& devices,
                 const std::vector<bench_row>& rows, const bench_settings& settings);
 
