@@ -1,14 +1,18 @@
 #include "bench_cases.hpp"
 
+#include <algorithm>
 #include <cstdint>
 #include <initializer_list>
 #include <string>
+#include <utility>
 
 namespace xpose_cli {
 
 namespace {
 
 using xpose::route;
+
+constexpr std::size_t mib = std::size_t{1} << 20;
 
 struct shape_and_elem {
   std::int64_t rows, cols;
@@ -19,6 +23,16 @@ void add(std::vector<bench_case>& cases, const std::string& group, xpose::device
          bool in_place, route r, std::initializer_list<shape_and_elem> shapes) {
   for (const auto& s : shapes)
     cases.push_back({group, target, in_place, r, s.rows, s.cols, s.elem_size});
+}
+
+/// Dense batches of small matrices, out of place: `batch` is the count that makes about
+/// `total_bytes` in all.
+void add_batches(std::vector<bench_case>& cases, const std::string& group, xpose::device target,
+                 route r, std::int64_t rows, std::int64_t cols, std::size_t elem_size,
+                 std::size_t total_bytes) {
+  const std::size_t matrix = static_cast<std::size_t>(rows * cols) * elem_size;
+  const auto batch = static_cast<std::int64_t>(std::max<std::size_t>(1, total_bytes / matrix));
+  cases.push_back({group, target, false, r, rows, cols, elem_size, batch});
 }
 
 void add_square_variants(std::vector<bench_case>& cases, const std::string& group,
@@ -68,6 +82,8 @@ std::vector<bench_case> quick_cpu_cases() {
                       256, 4);
   add(cases, "cpu out-of-place", cpu, false, route::copy_blocked,
       {{100, 37, 1}, {100, 37, 2}, {100, 37, 4}, {100, 37, 8}, {100, 37, 16}});
+  // A batch, so that the tests check batched plans and their reference too.
+  add_batches(cases, "cpu out-of-place", cpu, route::copy_blocked, 24, 40, 12, mib / 4);
   return cases;
 }
 
@@ -207,12 +223,32 @@ std::vector<bench_case> default_cuda_cases() {
     add(cases, "cuda out-of-place copy_tuned", cuda, false, route::copy_tuned,
         {{6001, 7001, elem}});
   // Source rows a third or a quarter of 1.25 MiB long (5 x 2^18 bytes): on the H100 80GB every
-  // kernel ran 0.03-0.11 x copy behind its neighbouring shapes in the plain tile order, which the
-  // tile kernels (the first three) and copy_full_height (the last two) now leave for interleaved
-  // regions there (tile_regions, full_height_regions; twenty-third and twenty-fourth sessions,
-  // docs/performance.md).
+  // kernel falls 0.03-0.11 x copy behind its neighbouring shapes in the plain tile order, so the
+  // tile kernels (the first three) and copy_full_height (the last two) take interleaved regions
+  // there (tile_regions, full_height_regions; docs/performance.md).
   add(cases, "cuda out-of-place copy_tuned", cuda, false, route::copy_tuned,
       {{2048, 81920, 4}, {700, 436912, 1}, {353, 145635, 3}, {350, 218456, 2}, {480, 327681, 1}});
+  // Batches of small matrices, about 64 MiB in all, for every element size the kernels treat
+  // differently (words of 1 to 16 bytes, 3 and 12 bytes): squares, both skinny orientations and
+  // sides that are not powers of two; 32 x 32 fp32 also at 8 MiB, where the launch and the
+  // ramp-up weigh, and at 1 GiB.
+  const std::string batched = "gpu batched small";
+  for (const std::size_t elem : {1, 2, 4, 8, 16, 3, 12})
+    for (const auto& [rows, cols] : {std::pair<std::int64_t, std::int64_t>{16, 16},
+                                     {32, 32},
+                                     {64, 64},
+                                     {16, 64},
+                                     {64, 16},
+                                     {24, 40}})
+      add_batches(cases, batched, cuda, route::copy_tuned, rows, cols, elem, 64 * mib);
+  add_batches(cases, batched, cuda, route::copy_tuned, 32, 32, 4, 8 * mib);
+  add_batches(cases, batched, cuda, route::copy_tuned, 32, 32, 4, 1024 * mib);
+  // 12-byte elements (three floats: xyz points) in skinny shapes of a million rows or columns:
+  // AoS <-> SoA of 2 to 64 fields.
+  for (const std::int64_t narrow : {2, 3, 4, 8, 16, 32, 64})
+    add(cases, "gpu skinny 12-byte", cuda, false, route::copy_tuned, {{1000000, narrow, 12}});
+  for (const std::int64_t narrow : {2, 8, 32})
+    add(cases, "gpu skinny 12-byte", cuda, false, route::copy_tuned, {{narrow, 1000000, 12}});
   for (const route r : {route::copy_naive, route::copy_shared_tiles, route::copy_padded_tiles,
                         route::copy_multi_element, route::copy_tuned})
     cases.push_back({"cuda out-of-place seed variants", cuda, false, r, 4096, 4096, 4});
@@ -228,6 +264,8 @@ std::vector<bench_case> quick_cuda_cases() {
   std::vector<bench_case> cases;
   for (const std::size_t elem : {1, 2, 4, 8, 16})
     add(cases, "cuda out-of-place copy_tuned", cuda, false, route::copy_tuned, {{1000, 37, elem}});
+  add_batches(cases, "gpu batched small", cuda, route::copy_tuned, 32, 32, 4, mib);
+  add_batches(cases, "gpu batched small", cuda, route::copy_tuned, 24, 40, 12, mib);
   add_square_variants(cases, "cuda in-place square", cuda,
                       {route::square_tile_swap, route::square_naive}, 512, 4);
   return cases;
@@ -240,7 +278,7 @@ std::vector<bench_case> cases_for_device(const bench_options& options, xpose::de
     std::vector<bench_case> cases;
     for (const auto& s : options.shapes)
       cases.push_back({std::string(xpose::to_string(target)) + " custom", target, options.in_place,
-                       options.route, s.rows, s.cols, options.elem_size});
+                       options.route, s.rows, s.cols, options.elem_size, options.batch});
     return cases;
   }
   if (target == xpose::device::cpu) return options.quick ? quick_cpu_cases() : default_cpu_cases();

@@ -1,6 +1,6 @@
 // The cases `xpose bench` runs: the default set (PPoPP'14 Table 2 shapes, prime dimensions,
-// squares, the seed variants, out-of-place element sizes), the --quick set, or custom --shape
-// cases.
+// squares, the seed variants, out-of-place element sizes; on CUDA devices also batches of small
+// matrices and skinny 12-byte shapes), the --quick set, or custom --shape cases (with --batch).
 #pragma once
 
 #include <vector>

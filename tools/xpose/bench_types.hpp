@@ -10,7 +10,8 @@
 
 namespace xpose_cli {
 
-/// One transposition to time: a dense row-major rows x cols matrix of elem_size-byte elements.
+/// One transposition to time: a dense batch of `batch` row-major rows x cols matrices of
+/// elem_size-byte elements (batch_stride = rows * cols).
 struct bench_case {
   std::string group;  ///< cases of one group share a summary line
   xpose::device target = xpose::device::cpu;
@@ -19,9 +20,12 @@ struct bench_case {
   std::int64_t rows = 0;
   std::int64_t cols = 0;
   std::size_t elem_size = 4;
+  std::int64_t batch = 1;
 
+  /// Bytes of the whole batch.
   std::size_t matrix_bytes() const {
-    return static_cast<std::size_t>(rows) * static_cast<std::size_t>(cols) * elem_size;
+    return static_cast<std::size_t>(batch) * static_cast<std::size_t>(rows) *
+           static_cast<std::size_t>(cols) * elem_size;
   }
 };
 

@@ -26,6 +26,7 @@ xpose::plan make_plan(const bench_case& c, const bench_settings& settings) {
   desc.rows = c.rows;
   desc.cols = c.cols;
   desc.elem_size = c.elem_size;
+  desc.batch = c.batch;  // dense: batch_stride 0
   const xpose::plan_options options{xpose::device::cpu, c.route, settings.threads, nullptr};
   return c.in_place ? xpose::plan_inplace(desc, options) : xpose::plan_copy(desc, 0, 0, options);
 }
@@ -48,7 +49,7 @@ bench_row run_cpu_case(const bench_case& c, reference_cache& references,
   row.predicted_passes = plan->predicted_passes();
 
   // The pristine input, its reference and the work buffer, besides the plan's workspace.
-  const std::size_t bytes = host_matrix_bytes(c.rows, c.cols, c.elem_size);
+  const std::size_t bytes = host_matrix_bytes(c.rows, c.cols, c.elem_size, c.batch);
   const double needed = 3.0 * static_cast<double>(bytes) + static_cast<double>(row.workspace_bytes);
   const double installed =
       static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGESIZE));
@@ -57,7 +58,7 @@ bench_row run_cpu_case(const bench_case& c, reference_cache& references,
     return row;
   }
   try {
-    const reference_pair& reference = references.get(c.rows, c.cols, c.elem_size);
+    const reference_pair& reference = references.get(c.rows, c.cols, c.elem_size, c.batch);
     byte_buffer work(bytes);  // in place: the matrix; out of place: the destination
     const timed_runs runs = time_host_runs(
         settings, [&] { prepare_run(work.data(), c.in_place, reference, settings.threads); },

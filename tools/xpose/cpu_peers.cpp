@@ -47,7 +47,9 @@ const char* openblas_name(const bench_case& c) {
 peer_result run_cpu_peer(const bench_case& c, const reference_pair& reference,
                          const bench_settings& settings) {
   peer_result peer;
-  if ((c.elem_size != 4 && c.elem_size != 8) || !fits_blasint(c.rows) || !fits_blasint(c.cols))
+  // One matrix per call: batches have no peer.
+  if ((c.elem_size != 4 && c.elem_size != 8) || c.batch != 1 || !fits_blasint(c.rows) ||
+      !fits_blasint(c.cols))
     return peer;
   // ?imatcopy kills the process ("Memory alloc failed") on in-place row-major transpositions
   // with rows > cols once rows passes about 75000 (70000x2 runs, 80000x2, 100000x1000 and

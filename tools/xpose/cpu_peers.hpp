@@ -9,7 +9,7 @@
 namespace xpose_cli {
 
 /// Times and verifies the peer for `c` like xpose itself; the result has an empty name when
-/// the case has no peer (other element sizes, or no OpenBLAS in this build).
+/// the case has no peer (other element sizes, batches, or no OpenBLAS in this build).
 peer_result run_cpu_peer(const bench_case& c, const reference_pair& reference,
                          const bench_settings& settings);
 

@@ -40,6 +40,7 @@ xpose::plan make_plan(const bench_case& c, cudaStream_t stream) {
   desc.rows = c.rows;
   desc.cols = c.cols;
   desc.elem_size = c.elem_size;
+  desc.batch = c.batch;  // dense: batch_stride 0
   const xpose::plan_options options{xpose::device::cuda, c.route, 0, stream};
   return c.in_place ? xpose::plan_inplace(desc, options) : xpose::plan_copy(desc, 0, 0, options);
 }
@@ -73,7 +74,7 @@ void measure(bench_row& row, reference_cache& references, const bench_settings& 
     row.skipped = "needs " + gib(needed) + ", " + gib(free_bytes) + " free";
     return;
   }
-  const reference_pair& reference = references.get(c.rows, c.cols, c.elem_size);
+  const reference_pair& reference = references.get(c.rows, c.cols, c.elem_size, c.batch);
   const device_buffer d_input(bytes), d_work(bytes);
   check_cuda(cudaMemcpy(d_input.data(), reference.input.data(), bytes, cudaMemcpyHostToDevice),
              "cudaMemcpy");
@@ -97,8 +98,7 @@ void measure(bench_row& row, reference_cache& references, const bench_settings& 
       [&] {
         check_cuda(cudaMemcpy(readback.data(), d_work.data(), bytes, cudaMemcpyDeviceToHost),
                    "cudaMemcpy");
-        return compare_with_reference(readback.data(), reference.expected.data(), c.rows, c.cols,
-                                      c.elem_size);
+        return check_run(readback.data(), reference);
       });
   row.failure = runs.failure;
   row.verified = runs.failure.empty();

@@ -56,7 +56,9 @@ peer_result run_gpu_peer(const bench_case& c, const reference_pair& reference,
                          const std::byte* d_input, std::byte* d_output, std::byte* readback) {
   peer_result peer;
   constexpr auto int_max = std::numeric_limits<int>::max();
-  if (c.in_place || (c.elem_size != 4 && c.elem_size != 8) || c.rows > int_max || c.cols > int_max)
+  // geam transposes one matrix per call: batches have no peer.
+  if (c.in_place || (c.elem_size != 4 && c.elem_size != 8) || c.batch != 1 || c.rows > int_max ||
+      c.cols > int_max)
     return peer;
   peer.name = c.elem_size == 4 ? "cublas sgeam" : "cublas dgeam";
   const std::size_t bytes = c.matrix_bytes();
@@ -72,8 +74,7 @@ peer_result run_gpu_peer(const bench_case& c, const reference_pair& reference,
       [&] { run_geam(c, d_input, d_output); },
       [&] {
         check_cuda(cudaMemcpy(readback, d_output, bytes, cudaMemcpyDeviceToHost), "cudaMemcpy");
-        return compare_with_reference(readback, reference.expected.data(), c.rows, c.cols,
-                                      c.elem_size);
+        return check_run(readback, reference);
       });
   peer.failure = runs.failure;
   peer.verified = runs.failure.empty();

@@ -12,7 +12,8 @@
 namespace xpose_cli {
 
 /// Times and verifies cuBLAS geam on `c` (input already on the device in `d_input`, result
-/// written to `d_output`, checked through `readback`); an empty name when `c` has no peer.
+/// written to `d_output`, checked through `readback`); an empty name when `c` has no peer (in
+/// place, other element sizes, batches).
 peer_result run_gpu_peer(const bench_case& c, const reference_pair& reference,
                          const bench_settings& settings, cudaStream_t stream,
                          const std::byte* d_input, std::byte* d_output, std::byte* readback);

@@ -43,15 +43,18 @@ void fill_element(std::byte* element, std::size_t elem_size, std::uint64_t seed,
 
 }  // namespace
 
-std::size_t host_matrix_bytes(std::int64_t rows, std::int64_t cols, std::size_t elem_size) {
-  std::size_t elements = 0, bytes = 0;
-  if (rows < 0 || cols < 0 ||
+std::size_t host_matrix_bytes(std::int64_t rows, std::int64_t cols, std::size_t elem_size,
+                              std::int64_t batch) {
+  std::size_t elements = 0, matrices = 0, bytes = 0;
+  if (rows < 0 || cols < 0 || batch < 0 ||
       __builtin_mul_overflow(static_cast<std::size_t>(rows), static_cast<std::size_t>(cols),
                              &elements) ||
-      __builtin_mul_overflow(elements, elem_size, &bytes))
-    throw std::overflow_error("a " + std::to_string(rows) + "x" + std::to_string(cols) +
-                              " matrix of " + std::to_string(elem_size) +
-                              "-byte elements overflows the host's address space");
+      __builtin_mul_overflow(elements, static_cast<std::size_t>(batch), &matrices) ||
+      __builtin_mul_overflow(matrices, elem_size, &bytes))
+    throw std::overflow_error(
+        (batch == 1 ? "a " : "a batch of " + std::to_string(batch) + " ") + std::to_string(rows) +
+        "x" + std::to_string(cols) + (batch == 1 ? " matrix of " : " matrices of ") +
+        std::to_string(elem_size) + "-byte elements overflows the host's address space");
   return bytes;
 }
 
@@ -81,15 +84,23 @@ void poison(std::byte* data, std::size_t bytes, int threads) {
 }
 
 void reference_transpose(const std::byte* src, std::byte* dst, std::int64_t rows, std::int64_t cols,
-                         std::size_t elem_size) {
+                         std::size_t elem_size, std::int64_t batch) {
   constexpr std::int64_t block = 32;
-#pragma omp parallel for schedule(dynamic, 1)
-  for (std::int64_t i0 = 0; i0 < rows; i0 += block)
+  const auto elem = static_cast<std::int64_t>(elem_size);
+  const std::int64_t block_rows = (rows + block - 1) / block;
+  // One task per block row of one matrix: a few of a large matrix, many of small ones; guided
+  // scheduling balances both.
+#pragma omp parallel for schedule(guided)
+  for (std::int64_t task = 0; task < batch * block_rows; ++task) {
+    const std::int64_t matrix = task / block_rows;
+    const std::int64_t i0 = (task % block_rows) * block;
+    const std::byte* const a = src + matrix * rows * cols * elem;
+    std::byte* const b = dst + matrix * rows * cols * elem;
     for (std::int64_t j0 = 0; j0 < cols; j0 += block)
       for (std::int64_t i = i0; i < std::min(rows, i0 + block); ++i)
         for (std::int64_t j = j0; j < std::min(cols, j0 + block); ++j)
-          std::memcpy(dst + (j * rows + i) * static_cast<std::int64_t>(elem_size),
-                      src + (i * cols + j) * static_cast<std::int64_t>(elem_size), elem_size);
+          std::memcpy(b + (j * rows + i) * elem, a + (i * cols + j) * elem, elem_size);
+  }
 }
 
 void parallel_memcpy(std::byte* dst, const std::byte* src, std::size_t bytes, int threads) {
@@ -103,8 +114,9 @@ void parallel_memcpy(std::byte* dst, const std::byte* src, std::size_t bytes, in
 }
 
 std::string compare_with_reference(const std::byte* result, const std::byte* expected,
-                                   std::int64_t rows, std::int64_t cols, std::size_t elem_size) {
-  const std::size_t bytes = host_matrix_bytes(rows, cols, elem_size);
+                                   std::int64_t rows, std::int64_t cols, std::size_t elem_size,
+                                   std::int64_t batch) {
+  const std::size_t bytes = host_matrix_bytes(rows, cols, elem_size, batch);
   constexpr std::size_t chunk = std::size_t{1} << 24;
   const auto chunks = static_cast<std::int64_t>((bytes + chunk - 1) / chunk);
   std::int64_t first_bad_chunk = chunks;
@@ -118,12 +130,15 @@ std::string compare_with_reference(const std::byte* result, const std::byte* exp
   if (first_bad_chunk == chunks) return "";
   std::size_t byte = static_cast<std::size_t>(first_bad_chunk) * chunk;
   while (result[byte] == expected[byte]) ++byte;
-  const auto element = static_cast<std::int64_t>(byte / elem_size);
-  // The result is cols x rows: element e sits at (e / rows, e % rows) and came from (e % rows,
+  const auto index = static_cast<std::int64_t>(byte / elem_size);
+  const std::int64_t matrix = index / (rows * cols), element = index % (rows * cols);
+  // Each result is cols x rows: element e sits at (e / rows, e % rows) and came from (e % rows,
   // e / rows) of the input.
   return "wrong element at (" + std::to_string(element / rows) + ", " +
          std::to_string(element % rows) + ") of the " + std::to_string(cols) + "x" +
-         std::to_string(rows) + " result";
+         std::to_string(rows) + " result" +
+         (batch == 1 ? std::string()
+                     : " " + std::to_string(matrix) + " of " + std::to_string(batch));
 }
 
 void prepare_run(std::byte* target, bool in_place, const reference_pair& reference, int threads) {
@@ -136,24 +151,28 @@ void prepare_run(std::byte* target, bool in_place, const reference_pair& referen
 
 std::string check_run(const std::byte* result, const reference_pair& reference) {
   return compare_with_reference(result, reference.expected.data(), reference.rows, reference.cols,
-                                reference.elem_size);
+                                reference.elem_size, reference.batch);
 }
 
 const reference_pair& reference_cache::get(std::int64_t rows, std::int64_t cols,
-                                           std::size_t elem_size) {
-  if (current_.rows == rows && current_.cols == cols && current_.elem_size == elem_size)
+                                           std::size_t elem_size, std::int64_t batch) {
+  if (current_.rows == rows && current_.cols == cols && current_.elem_size == elem_size &&
+      current_.batch == batch)
     return current_;
-  const std::size_t bytes = host_matrix_bytes(rows, cols, elem_size);
+  const std::size_t bytes = host_matrix_bytes(rows, cols, elem_size, batch);
   current_ = reference_pair{};  // release the previous shape's buffers first
   current_.input = byte_buffer(bytes);
   current_.expected = byte_buffer(bytes);
   const std::uint64_t seed = splitmix64(static_cast<std::uint64_t>(rows) * 1000003u +
-                                        static_cast<std::uint64_t>(cols) * 31u + elem_size);
-  fill_random(current_.input.data(), rows * cols, elem_size, seed);
-  reference_transpose(current_.input.data(), current_.expected.data(), rows, cols, elem_size);
+                                        static_cast<std::uint64_t>(cols) * 31u + elem_size) ^
+                             static_cast<std::uint64_t>(batch - 1);
+  fill_random(current_.input.data(), batch * rows * cols, elem_size, seed);
+  reference_transpose(current_.input.data(), current_.expected.data(), rows, cols, elem_size,
+                      batch);
   current_.rows = rows;
   current_.cols = cols;
   current_.elem_size = elem_size;
+  current_.batch = batch;
   return current_;
 }
 

@@ -9,9 +9,10 @@
 
 namespace xpose_cli {
 
-/// Bytes of a dense rows x cols matrix of elem_size-byte elements; throws std::overflow_error
-/// (the message says "overflows") when that does not fit in std::size_t.
-std::size_t host_matrix_bytes(std::int64_t rows, std::int64_t cols, std::size_t elem_size);
+/// Bytes of a dense batch of `batch` rows x cols matrices of elem_size-byte elements; throws
+/// std::overflow_error (the message says "overflows") when that does not fit in std::size_t.
+std::size_t host_matrix_bytes(std::int64_t rows, std::int64_t cols, std::size_t elem_size,
+                              std::int64_t batch = 1);
 
 /// An uninitialized, 64-byte aligned host buffer (filled by its first user, in parallel).
 class byte_buffer {
@@ -38,18 +39,21 @@ void fill_random(std::byte* data, std::int64_t count, std::size_t elem_size, std
 /// Writes the poison pattern (all zero bytes) so that an element left unwritten is caught.
 void poison(std::byte* data, std::size_t bytes, int threads);
 
-/// The reference: out-of-place transpose of the row-major rows x cols matrix `src` into `dst`
-/// (cols x rows), element by element (copied in 32 x 32 blocks, threads over block rows).
+/// The reference: out-of-place transpose of each of the `batch` dense row-major rows x cols
+/// matrices of `src` into `dst` (cols x rows each), element by element (copied in 32 x 32
+/// blocks, threads over the block rows of all the matrices).
 void reference_transpose(const std::byte* src, std::byte* dst, std::int64_t rows, std::int64_t cols,
-                         std::size_t elem_size);
+                         std::size_t elem_size, std::int64_t batch = 1);
 
 /// Copies `bytes` with `threads` threads, each copying one contiguous chunk with std::memcpy.
 void parallel_memcpy(std::byte* dst, const std::byte* src, std::size_t bytes, int threads);
 
-/// Compares `result` (cols x rows after the transposition) with `expected`. Returns "" when
-/// equal, otherwise a message naming the first wrong element and its (row, col) in the result.
+/// Compares `result` (`batch` cols x rows matrices after the transposition) with `expected`.
+/// Returns "" when equal, otherwise a message naming the first wrong element: its (row, col) in
+/// the result and, in a batch, its matrix.
 std::string compare_with_reference(const std::byte* result, const std::byte* expected,
-                                   std::int64_t rows, std::int64_t cols, std::size_t elem_size);
+                                   std::int64_t rows, std::int64_t cols, std::size_t elem_size,
+                                   std::int64_t batch = 1);
 
 }  // namespace xpose_cli
 
@@ -59,6 +63,7 @@ namespace xpose_cli {
 struct reference_pair {
   std::int64_t rows = 0, cols = 0;
   std::size_t elem_size = 0;
+  std::int64_t batch = 0;
   byte_buffer input;
   byte_buffer expected;
 };
@@ -70,12 +75,13 @@ void prepare_run(std::byte* target, bool in_place, const reference_pair& referen
 /// After each run: "" when `result` equals the reference transpose, else the first wrong element.
 std::string check_run(const std::byte* result, const reference_pair& reference);
 
-/// Keeps the reference of the last shape asked for: consecutive cases of one shape and element
-/// size share it, so it is computed once per shape. Throws std::overflow_error if the shape's
-/// bytes overflow, std::bad_alloc if the host cannot hold them.
+/// Keeps the reference of the last shape asked for: consecutive cases of one shape, element
+/// size and batch share it, so it is computed once per shape. Throws std::overflow_error if the
+/// batch's bytes overflow, std::bad_alloc if the host cannot hold them.
 class reference_cache {
  public:
-  const reference_pair& get(std::int64_t rows, std::int64_t cols, std::size_t elem_size);
+  const reference_pair& get(std::int64_t rows, std::int64_t cols, std::size_t elem_size,
+                            std::int64_t batch = 1);
 
  private:
   reference_pair current_;

@@ -27,8 +27,10 @@ std::string elem_label(std::size_t elem_size) {
   return std::to_string(elem_size) + "B";
 }
 
+/// RxC, or BxRxC for a batch of B matrices.
 std::string shape_label(const bench_case& c) {
-  return std::to_string(c.rows) + "x" + std::to_string(c.cols);
+  return (c.batch == 1 ? std::string() : std::to_string(c.batch) + "x") + std::to_string(c.rows) +
+         "x" + std::to_string(c.cols);
 }
 
 std::string route_label(const bench_row& row) {
@@ -261,6 +263,7 @@ void print_json(std::FILE* out, const std::vector<device_info>& devices,
     row["chosen_route"] = r.chosen_route;
     row["rows"] = r.spec.rows;
     row["cols"] = r.spec.cols;
+    row["batch"] = r.spec.batch;
     row["elem_size"] = r.spec.elem_size;
     row["matrix_bytes"] = r.spec.matrix_bytes();
     row["median_ms"] = number_or_null(measured ? r.measured.median_ms : no_value);
