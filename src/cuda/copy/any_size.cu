@@ -1,5 +1,5 @@
 // copy_any_size: out-of-place transposition of elements of 3 to 15 bytes that are not powers of
-// two (see copy/any_size_kernel.cuh), with the policy of tuning/copy_policies.hpp.
+// two (see copy/any_size_kernel.cuh), with the policies of tuning/any_size.hpp.
 #include <string>
 
 #include "cuda/copy/any_size_kernel.cuh"
@@ -12,44 +12,29 @@ bool copy_any_size_takes(std::size_t elem_bytes) {
   return elem_bytes >= 3 && elem_bytes <= 15 && (elem_bytes & (elem_bytes - 1)) != 0;
 }
 
-// On the H100 (2026-11-23, scripts/device_tune_policies.cu --any-size, run 10): with fewer rows
-// than a tile most of each tile stays empty: 16 x 3000000 ran at 0.19-0.55 x copy, the
-// super-element kernel at 0.53-0.81 for 6, 10, 12, 14 bytes and 0.22-0.32 for odd sizes (where
-// copy_any_size was ahead from 7 bytes up: not taken, no measurement below 16 rows); 12-byte
-// elements of 4-byte words on rows that start on 16 (source) and 32 (destination) bytes move as
-// aligned 16-byte chunks there: 0.914 against 0.913 on 8192 x 8192, 0.924 against 0.839 on
-// 64 x 1000000.
+// With fewer rows than a tile most of each copy_any_size tile stays empty (copy_any_size_chosen
+// leaves such shapes to other kernels). 12-byte elements of 4-byte words on rows that start on 16
+// (source) and 32 (destination) bytes move as aligned 16-byte chunks in the super-element kernel.
+// H100: 16 x 3000000 0.19-0.55 x copy on copy_any_size.
 bool super_elements_aligned(const copy_args& a, std::size_t elem_bytes, int word_bytes) {
   const int e = static_cast<int>(elem_bytes);
   return word_bytes >= 4 && rows_aligned(a.src, a.lda, a.src_stride, a.batch, e, 16) &&
          rows_aligned(a.dst, a.ldb, a.dst_stride, a.batch, e, 32);
 }
 
-// On the H100 (2026-11-24, fourteenth session, 12-byte elements on such rows, 128 MiB, after
-// copy_any_size lost its local memory), the super-element kernel stayed ahead only on tall
-// shapes of at most 128 columns: 32-128 columns 0.93-0.97 x copy against copy_any_size's
-// 0.90-0.95, 200-640 columns 0.93-0.97 against 0.94-0.99, wide and square shapes 0.87-0.95
-// against 0.94-1.00 (8192 x 8192 0.92 against 0.94, 64 x 1000000 0.93 against 0.96).
+// On such rows the super-element kernel runs ahead of copy_any_size only on tall shapes of at
+// most super_elements_most_cols columns.
+// H100: 12-byte, 32-128 columns 0.93-0.97 x copy against copy_any_size's 0.90-0.95.
 bool super_elements_chosen(const copy_args& a, std::size_t elem_bytes, int word_bytes) {
   return a.rows > a.cols && a.cols <= super_elements_most_cols &&
          super_elements_aligned(a, elem_bytes, word_bytes);
 }
 
-// The same runs, short, wide shapes of odd widths against copy_full_height: copy_any_size ahead
-// where its tiles load no halo and are full (3-byte 320 rows 0.98 against 0.96, 7-byte 96 rows
-// 0.95 against 0.90, 12-byte 200 rows 0.99 against 0.94, 15-byte 96 rows 0.98 against 0.95),
-// behind with one tile row (3-, 5-, 6-byte 64 rows 0.91-0.94 against 0.96-0.97) or a halo
-// (3-byte 250 rows 0.72 against 0.92, 7-byte 250 rows 0.92 against 0.95; up to 0.03 ahead on
-// 9-15 bytes) or tiles 3/4 full (12-byte 48 rows 0.90 against 0.96).
-// With a halo, from 7 bytes, the tiles of the twenty-first session (256-byte rows, 64 rows: the
-// halo_wide kind that wide shapes take) run ahead where they make at least four tile rows at
-// least 9/10 full (twenty-second session, H100, harness, 7 to 15 bytes, 130 to 320 rows, about
-// 160 MB, one round, x copy, tiles / copy_full_height): 290, 300, 310 and 319 rows 0.956-0.977 /
-// 0.918-0.956 (11-byte 300 rows 0.967 / 0.918), 240 and 250 rows 0.961-0.975 / 0.938-0.968; 168
-// to 190 rows (three tile rows) and 281 (0.88 full) level on average but up to 0.024 behind
-// (13-byte 281 rows 0.938 / 0.962); 130-150 rows (0.68-0.78 full) 0.81-0.95 / 0.94-0.96. 3- to
-// 6-byte elements keep copy_full_height with a halo (5-byte 300 rows 0.885 / 0.934, 6-byte 310
-// 0.904 / 0.954).
+// Short, wide shapes of odd widths that copy_full_height also takes go to copy_any_size where its
+// tiles are full: without a halo, two tile rows or more at least 7/8 full (one tile row or tiles
+// 3/4 full run behind); with a halo, from 7 bytes, more than three tile rows at least 9/10 full
+// (3- to 6-byte elements keep copy_full_height).
+// H100: 11-byte 300 rows 0.967 x copy on the halo tiles vs 0.918 on copy_full_height.
 static_assert(copy_any_size_halo_wide_policy<7>::tile_rows ==
                       copy_any_size_halo_wide_policy<15>::tile_rows &&
                   copy_any_size_halo_policy<7>::tile_rows ==
@@ -93,8 +78,8 @@ static_assert(columns_32 == copy_any_size_3_halo_columns_32_policy::columns &&
                   columns_32 == copy_any_size_columns_32_policy<15>::columns,
               "all 32 columns");
 // The rows copy_any_size_columns_32_policy runs, from the least up to, not including, the most:
-// 3 bytes measured from 1024 to 14336 rows (level or behind from 16384), 5 to 15 bytes from 1024
-// to 8192 (6-byte 12288 x 8192 0.919-0.920 against 0.947-0.948).
+// 3 bytes below 16384 rows (level or behind from there), 5 to 15 bytes up to 8192.
+// H100: 6-byte 12288 x 8192 0.919-0.920 x copy against 0.947-0.948.
 constexpr std::int64_t columns_32_down_least_rows = 1024;
 constexpr std::int64_t columns_32_down_most_rows(std::size_t elem_bytes) {
   return elem_bytes == 3 ? 16384 : 8193;
@@ -108,11 +93,11 @@ static_assert(narrow_row_bytes == copy_any_size_tall_rows_96_policy::tile_bytes 
                   wide_row_bytes == copy_any_size_halo_wide_policy<15>::tile_bytes,
               "128- and 256-byte tile rows");
 
-// On the H100 (eighteenth and nineteenth sessions, docs/performance.md; x copy): 64-column tiles
-// on 1000000 x 128 (all of 128 columns against 128 of 168) 0.904-0.917 against 0.887-0.888 on
-// 128 x 42 and 0.909-0.911 on 96 x 42; on 1000000 x 200 (200 of 256 against 200 of 210) 0.847
-// against 0.911. Between 128 and 96 rows the fill of 128 x 42 tiles (rows and columns) decides:
-// at 0.83 and below 96 rows ran up to 0.035 ahead, at 0.87 and above up to 0.015 behind.
+// 3-byte tiles on destination rows on 32 bytes (the policies' comments in tuning/any_size.hpp):
+// the 32-column tiles where they take the shape, then 64 columns where they fill the columns 1/8
+// better than 42; between 128 and 96 rows the fill of 128 x 42 tiles (rows and columns) decides.
+// H100: at a fill of 0.83 and below 96 rows run up to 0.035 ahead, at 0.87 and above up to 0.015
+// behind.
 any_size_tiles aligned_3_tiles_for(const copy_args& a) {
   constexpr std::int64_t wide = copy_any_size_3_columns_64_policy::columns;
   constexpr std::int64_t narrow = copy_any_size_3_rows_128_policy::tile_bytes / 3;
@@ -135,11 +120,12 @@ bool columns_32_down_takes(const copy_args& a, std::size_t elem_bytes, std::int6
          !fills_columns_better(a, other_columns, columns_32, 32);
 }
 
-// Where every destination row starts on 32 bytes, 5 to 15 bytes (nineteenth session, H100): at 3
-// rows a column the tall tiles ran 0.003-0.014 ahead for every size, at 2 between 0.007 behind
-// and 0.008 ahead; 96 rows of 128 bytes: copy_any_size_tall_rows_96_policy's comment. Rows off 32
-// bytes: copy_any_size_halo_policy's and copy_any_size_halo_wide_policy's comments; 32 and 34
-// columns for 3 bytes: copy_any_size_3_columns_32_policy's and the halo ones' comments.
+// Where every destination row starts on 32 bytes, 5 to 15 bytes take the tall tiles from 3 rows
+// a column (at 2 they run level); 96 rows of 128 bytes: copy_any_size_tall_rows_96_policy's
+// comment. Rows off 32 bytes: copy_any_size_halo_policy's and copy_any_size_halo_wide_policy's
+// comments; 32 and 34 columns for 3 bytes: copy_any_size_3_columns_32_policy's and the halo ones'
+// comments (tuning/any_size.hpp).
+// H100: at 3 rows a column the tall tiles are 0.003-0.014 x copy ahead for every size.
 any_size_tiles any_size_tiles_for(const copy_args& a, std::size_t elem_bytes) {
   const int e = static_cast<int>(elem_bytes);
   // From 6 bytes (halo) and 7 (tall): whether tiles of 128-byte rows fill the columns at least

@@ -14,13 +14,8 @@ constexpr int full_width_threads = 256;
 
 /// The tile's row blocks for `cols` columns (0: none fit): the most that load in one step of
 /// the block's threads, if that is 16 or more (the halo then costs at most 1/9 of the loads);
-/// else the most within 32 KiB of shared memory, if 10 or more; else the most within 48 KiB. On
-/// the H100 (twelfth session, 128 MiB tall matrices, x copy, tiles of 16 / 24 / 32 / 48 / 64
-/// KiB): one step ran ahead where it held many rows (2-byte 2033601 x 33 0.95 against 0.86 at 32
-/// KiB, two steps; 4-byte 1016801 x 33 0.98 against 0.91), 32 KiB ahead of one step of few
-/// rows (1-byte 1342177 x 100 0.97 against 0.88, 8-byte 207105 x 81 0.98 against 0.88), 48 KiB
-/// ahead where 32 KiB held few rows (1-byte 671073 x 200 0.95 against 0.90, 447393 x 300 0.94
-/// against 0.88; 2-byte 223681 x 300 0.94 against 0.90).
+/// else the most within 32 KiB of shared memory, if 10 or more; else the most within 48 KiB.
+/// H100: 2-byte 2033601 x 33 0.95 x copy in one step vs 0.86 in two steps at 32 KiB.
 template <int E>
 int full_width_row_blocks_for(int cols) {
   using tile_t = full_width_tile<E, full_width_threads>;

@@ -1,6 +1,7 @@
-// Launchers of the out-of-place and square in-place kernels, called by backend/cuda_backend.cu. Every
-// launcher works on one element type of `word_bytes` bytes (1, 2, 4, 8 or 16) and enqueues on
-// `stream` without synchronizing. Sizes and strides are in elements of that type.
+// Launchers of the out-of-place and square in-place kernels, called by dispatch/copy_dispatch.cu
+// (run_copy, out of place) and backend/cuda_backend.cu (square, in place). Every launcher works on
+// one element type of `word_bytes` bytes (1, 2, 4, 8 or 16) and enqueues on `stream` without
+// synchronizing. Sizes and strides are in elements of that type.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -10,6 +11,7 @@
 #include <string>
 #include <type_traits>
 
+#include "cuda/tuning/device_class.hpp"
 #include "xpose/error.hpp"
 #include "xpose/route.hpp"
 
@@ -39,9 +41,8 @@ __host__ __device__ inline bool rows_aligned(const void* base, std::int64_t ld, 
 /// a strip, the tiles that write the same destination lines run at the same time, and a strip's
 /// destination is one contiguous run; across a tile row, the same holds for the source. Walking
 /// across, a short, wide matrix has its destination lines written in parts by tile rows run far
-/// apart (1-byte 416 x 322656 0.70 x copy, 0.96-0.98 walking down); walking down, a tall,
-/// narrow one has its source lines read that way (1-byte 838880 x 160 0.79-0.80 against
-/// 0.92-0.93). Host and device (docs/performance.md, tenth session).
+/// apart; walking down, a tall, narrow one has its source lines read that way. Host and device.
+/// H100: 1-byte 416 x 322656 0.70 x copy walking across, 0.96-0.98 walking down.
 __host__ __device__ constexpr bool tiles_walk_down(std::int64_t rows, std::int64_t cols) {
   return rows <= 2 * cols;
 }
@@ -50,62 +51,44 @@ __host__ __device__ constexpr bool tiles_walk_down(std::int64_t rows, std::int64
 constexpr std::int64_t rows_in_whole_tiles(std::int64_t rows, std::int64_t height) {
   return (rows + height - 1) / height * height;
 }
-/// The memories the tuning tells apart, by the width of the device's memory interface (and, for
-/// the H200, its size): the H100 80GB's (5120 bits), where the period and copy_tuned's and
-/// copy_unaligned's large tiles were measured, the H200's (6016 bits, 128 GiB or more), where
-/// copy_tuned's whole tiles have tiles of their own, copy_unaligned's 4- and 8-byte tiles threads
-/// of their own and copy_sectors more blocks per SM, and any other (or no device).
-enum class device_memory { h100, h200, other };
-/// The current device's memory (other without a device), looked up once per device.
-device_memory current_device_memory();
-/// Whether the current device's memory is the H100 80GB's.
-bool h100_memory_interface();
-/// Stride resonance of the H100's memory (twenty-third session, docs/performance.md): where k
-/// source rows (walking down) or destination rows (walking across) span about a whole number of
-/// 1.25 MiB (5 x 2^18 bytes; k = 1, 2, 3, 4 or 6, within 1280 bytes), the blocks that run at the
-/// same time meet the same few parts of the memory, and every tile kernel ran 0.03-0.11 x copy
-/// behind neighbouring shapes (4-byte 2048 x 81920 0.87 against 0.97 for 2048 x 82176, 81920 x
-/// 2049 0.84 against 0.95 for 82176 x 2049; 1-byte 700 x 436912 0.87 against 0.93). Handing out the
-/// strips (walking down) or tile rows (walking across) in `regions` interleaved regions spreads
-/// those blocks over the matrix: the walk's position y takes strip / tile row (y % regions) * per +
-/// y / regions, per = ceil(n / regions). resonant_rows: the least k of 1, 2, 3, 4 and 6 whose
-/// rows of `row_bytes` span a whole number of `period` bytes within the tolerance, else 0.
-/// resonant_regions: 1 (the plain walk), or the regions measured best for the tile kernels at
-/// that k (k = 1: 8; 2: 6; 3: 3; 4 and 6: 2); resonant_strip_regions: for copy_full_height's
-/// column strips (the same but k = 4: 3). tile_regions: resonant_regions of the row the walk of
-/// `a` (elements of `elem_bytes`) meets at a time, on devices whose memory interface has the
-/// H100's 5120 bits; 1 elsewhere (not measured). full_height_regions: resonant_strip_regions of
-/// a's source rows, which copy_full_height's blocks take strip by strip, on the same devices.
+/// Stride resonance of the H100's memory: where k source rows (walking down) or destination rows
+/// (walking across) span about a whole number of 1.25 MiB (5 x 2^18 bytes; k = 1, 2, 3, 4 or 6,
+/// within 1280 bytes), the blocks that run at the same time meet the same few parts of the memory,
+/// and every tile kernel falls 0.03-0.11 x copy behind neighbouring shapes (H100: 4-byte 2048 x
+/// 81920 0.87 against 0.97 for 2048 x 82176). Handing out the strips (walking down) or tile rows
+/// (walking across) in `regions` interleaved regions spreads those blocks over the matrix: the
+/// walk's position y takes strip / tile row (y % regions) * per + y / regions, per = ceil(n /
+/// regions). resonant_rows: the least k of 1, 2, 3, 4 and 6 whose rows of `row_bytes` span a whole
+/// number of `period` bytes within the tolerance, else 0. resonant_regions: 1 (the plain walk), or
+/// the regions measured best for the tile kernels at that k (k = 1: 8; 2: 6; 3: 3; 4 and 6: 2);
+/// resonant_strip_regions: for copy_full_height's column strips (the same but k = 4: 3).
+/// tile_regions: resonant_regions of the row the walk of `a` (elements of `elem_bytes`) meets at a
+/// time, on devices whose memory interface has the H100's 5120 bits; 1 elsewhere (not measured).
+/// full_height_regions: resonant_strip_regions of a's source rows, which copy_full_height's blocks
+/// take strip by strip, on the same devices.
 constexpr std::int64_t h100_memory_period = std::int64_t{5} << 18;
 constexpr std::int64_t resonance_tolerance_bytes = 1280;
 int resonant_rows(std::int64_t row_bytes, std::int64_t period);
 int resonant_regions(std::int64_t row_bytes, std::int64_t period);
 int resonant_strip_regions(std::int64_t row_bytes, std::int64_t period);
+int tile_regions(const copy_args& a, std::size_t elem_bytes, device_class device);
+int full_height_regions(const copy_args& a, std::size_t elem_bytes, device_class device);
+/// The same for the current device.
 int tile_regions(const copy_args& a, std::size_t elem_bytes);
 int full_height_regions(const copy_args& a, std::size_t elem_bytes);
 /// The regions a launcher hands its tiles out in: `requested` where a test gives it (> 0), else
 /// `rule` (tile_regions' or full_height_regions' for the shape); an internal error naming
 /// `kernel` for fewer than 0.
 unsigned chosen_regions(int requested, int rule, const std::string& kernel);
-/// What launch_copy_tuned runs: the slab kernels (fewer columns than copy_tuned_policy's tile,
-/// or fewer rows and the tiles below too empty: see copy/tuned.cu), copy_full_height
-/// (short, wide matrices whose tiles would cut the destination rows), copy_full_width (tall,
-/// narrow ones whose column tiles would be too empty), copy_tuned's tiles (source rows on 16
-/// bytes, destination rows on 32), or for other rows copy_unaligned (1-, 2-, 4- and 8-byte
-/// words) or copy_sectors (16 bytes).
-enum class copy_kernel { skinny, tuned, unaligned, sectors, full_height, full_width };
-copy_kernel choose_copy_kernel(const copy_args& a, int word_bytes);
-/// copy_tuned: Hopper-tuned tiles, 16-byte accesses, policy per element size and matrix size;
-/// runs the kernel choose_copy_kernel names.
-void launch_copy_tuned(const copy_args& a, int word_bytes, cudaStream_t stream);
 /// copy_tuned's tiles: the element size's (copy_tuned_policy), for some large matrices of 1- and
 /// 2-byte elements copy_tuned_large's (for other element sizes the large tiles are the standard
 /// ones), or for matrices made of whole tiles the lean kernel's: on the H100's memory
-/// copy_tuned_whole's (4- and 8-byte elements), on the H200's copy_tuned_whole_h200's (2, 4, 8 and
-/// 16 bytes). choose_tuned_tiles says which, for the current device's memory or for `memory`.
+/// copy_tuned_whole<device_class::h100, E>'s (4- and 8-byte elements), on the H200's
+/// copy_tuned_whole<device_class::h200, E>'s (2, 4, 8 and 16 bytes). choose_tuned_tiles says
+/// which, for the current device's memory or for `memory`.
 enum class tuned_tiles { standard, large, whole_h100, whole_h200 };
 tuned_tiles choose_tuned_tiles(const copy_args& a, int word_bytes);
-tuned_tiles choose_tuned_tiles(const copy_args& a, int word_bytes, device_memory memory);
+tuned_tiles choose_tuned_tiles(const copy_args& a, int word_bytes, device_class memory);
 /// Whether `tiles` are whole tiles (the lean kernel: no regions).
 constexpr bool is_whole(tuned_tiles tiles) {
   return tiles == tuned_tiles::whole_h100 || tiles == tuned_tiles::whole_h200;
@@ -113,7 +96,8 @@ constexpr bool is_whole(tuned_tiles tiles) {
 /// The tiles choose_tuned_tiles gives `a`, for a plan's text: "tiles of R rows x W bytes", or
 /// "whole tiles of ... in its lean kernel (...)".
 std::string tuned_tiles_text(const copy_args& a, int word_bytes);
-/// copy_tuned's kernel with the given tiles (launch_copy_tuned passes choose_tuned_tiles'; tests
+std::string tuned_tiles_text(int word_bytes, tuned_tiles tiles);
+/// copy_tuned's kernel with the given tiles (run_copy passes choose_tuned_tiles'; tests
 /// run the large and whole tiles on small shapes, on any device), its tiles handed out in
 /// `regions` interleaved regions (0: tile_regions'; tests give others, as to the launchers of
 /// copy_unaligned, copy_sectors and copy_any_size below). The whole tiles take no regions, and
@@ -121,36 +105,40 @@ std::string tuned_tiles_text(const copy_args& a, int word_bytes);
 /// whole_h200: 1) and on matrices not made of them (whole_tiles_fit).
 void launch_copy_tuned_tiles(const copy_args& a, int word_bytes, tuned_tiles tiles,
                              cudaStream_t stream, int regions = 0);
-/// copy_unaligned's tiles (tuning/copy_policies.hpp): copy_unaligned_policy<E>,
+/// copy_unaligned's tiles (tuning/unaligned.hpp): copy_unaligned_policy<E>,
 /// copy_unaligned_large<E>'s policy, or (1-byte elements) copy_unaligned_tall_policy.
 enum class unaligned_tiles { standard, large, tall };
 /// copy_unaligned: rows of any alignment, still with 16-byte global accesses and whole 32-byte
 /// destination sectors; word_bytes 1, 2, 4 or 8. Any shape. Matrices of at least
 /// copy_unaligned_large_bytes and copy_tuned_large_rows rows run copy_unaligned_large's policy
-/// (tuning/copy_policies.hpp), and so do 4-byte ones of at least
+/// (tuning/unaligned.hpp), and so do 4-byte ones of at least
 /// copy_unaligned_short_large_bytes whose rows its tiles fill at least 1/16 better
 /// (copy_unaligned_takes_large); 1-byte ones of at least copy_unaligned_large_bytes whose rows
 /// copy_unaligned_tall_policy's tiles fill at least 1/5 better than the standard ones run those
 /// (copy_unaligned_takes_tall). On the H200's memory 4- and 8-byte elements run their tiles in
-/// blocks of copy_unaligned_h200's threads.
+/// blocks of copy_unaligned_blocks<device_class::h200, E, Policy>'s threads.
 void launch_copy_unaligned(const copy_args& a, int word_bytes, cudaStream_t stream);
-bool copy_unaligned_takes_large(const copy_args& a, int word_bytes);
-bool copy_unaligned_takes_tall(const copy_args& a, int word_bytes);
+bool copy_unaligned_takes_large(const copy_args& a, int word_bytes,
+                                device_class device = current_device_class());
+bool copy_unaligned_takes_tall(const copy_args& a, int word_bytes,
+                               device_class device = current_device_class());
 /// The tiles launch_copy_unaligned runs `a` in, and for a plan's text: "tiles of R rows x W bytes
 /// and a halo of H rows".
-unaligned_tiles choose_unaligned_tiles(const copy_args& a, int word_bytes);
+unaligned_tiles choose_unaligned_tiles(const copy_args& a, int word_bytes,
+                                       device_class device = current_device_class());
 std::string unaligned_tiles_text(const copy_args& a, int word_bytes);
-/// The threads a block of copy_unaligned's `tiles` for `word_bytes` has on `memory`: the
-/// policy's, or on the H200's copy_unaligned_h200's (half of them for 4- and 8-byte words, at
-/// twice the blocks per SM); internal_error for the tall tiles of other than 1-byte words, as the
-/// launcher.
-int copy_unaligned_threads(int word_bytes, unaligned_tiles tiles, device_memory memory);
+std::string unaligned_tiles_text(int word_bytes, unaligned_tiles tiles);
+/// The threads a block of copy_unaligned's `tiles` for `word_bytes` has on `memory`: the policy's,
+/// or on the H200's copy_unaligned_blocks<device_class::h200, E, Policy>'s (half of them for 4- and
+/// 8-byte words, at twice the blocks per SM); internal_error for the tall tiles of other than
+/// 1-byte words, as the launcher.
+int copy_unaligned_threads(int word_bytes, unaligned_tiles tiles, device_class memory);
 /// copy_unaligned with the given tiles (tests run the large and tall ones on small shapes; the
 /// tall ones only for word_bytes 1), in `regions` (0: tile_regions'), in blocks of the threads of
 /// `memory` (tests run both memories' on any device).
 void launch_copy_unaligned_tiles(const copy_args& a, int word_bytes, unaligned_tiles tiles,
                                  cudaStream_t stream, int regions = 0,
-                                 device_memory memory = current_device_memory());
+                                 device_class memory = current_device_class());
 /// copy_full_height: short, wide matrices whose tile covers every row (a destination row is
 /// written by one block; a dense destination as one run per block); word_bytes 1, 2, 4 or 8, rows
 /// that full_height_fits. The tile takes the widest of 512, 256, 128 and 64 bytes of each source
@@ -176,11 +164,12 @@ constexpr std::int64_t full_width_least_row_bytes = 32;
 constexpr std::int64_t full_width_most_row_bytes = 1024;
 bool full_width_fits(std::int64_t cols, int word_bytes);
 void launch_copy_full_width(const copy_args& a, int word_bytes, cudaStream_t stream);
-/// copy_sectors: rows of any alignment, one element per lane and whole 32-byte destination
-/// sectors; word_bytes 16. Any shape. With the policy of `memory` (tests run both on any device):
-/// copy_sectors_h200_policy on the H200's, else copy_sectors_policy<16>.
+/// copy_sectors: rows of any alignment, one element per lane and whole 32-byte destination sectors;
+/// word_bytes 16. Any shape. With the policy of `memory` (tests run both on any device):
+/// copy_sectors_policy<device_class::h200> on the H200's, else
+/// copy_sectors_policy<device_class::other>.
 void launch_copy_sectors(const copy_args& a, int word_bytes, cudaStream_t stream, int regions = 0,
-                         device_memory memory = current_device_memory());
+                         device_class memory = current_device_class());
 /// Skinny matrices (those choose_copy_kernel names skinny: fewer columns than copy_tuned_policy's
 /// tile, or fewer rows and the tiles too empty, that copy_full_height and copy_full_width do not
 /// take): slabs of the whole short side times a stretch of
@@ -193,8 +182,8 @@ skinny_slabs choose_skinny_slabs(const copy_args& a, int word_bytes);
 void launch_copy_skinny(const copy_args& a, int word_bytes, cudaStream_t stream);
 void launch_copy_skinny_slabs(const copy_args& a, int word_bytes, skinny_slabs slabs,
                               cudaStream_t stream);
-/// The seed slides' progression: copy_naive, copy_shared_tiles, copy_padded_tiles,
-/// copy_multi_element.
+/// The progression of the lecture slides "Matrix Transpose — get 90% bandwidth": copy_naive,
+/// copy_shared_tiles, copy_padded_tiles, copy_multi_element.
 void launch_copy_seed_variant(const copy_args& a, int word_bytes, route variant,
                               cudaStream_t stream);
 /// copy_any_size: elements of 3 to 15 bytes that are not powers of two (copy_any_size_takes),
@@ -215,7 +204,7 @@ bool any_size_tiles_full(const copy_args& a, std::size_t elem_bytes);
 constexpr std::int64_t super_elements_most_cols = 128;
 bool super_elements_chosen(const copy_args& a, std::size_t elem_bytes, int word_bytes);
 /// The tiles copy_any_size runs `a` in (elements of `elem_bytes`, copy_any_size_takes; the
-/// policies are in tuning/copy_policies.hpp). "Fill the columns better": the matrix's columns
+/// policies are in tuning/any_size.hpp). "Fill the columns better": the matrix's columns
 /// over those its tile strips cover, compared between two tile widths.
 /// - where a destination row starts off 32 bytes (the tiles load a halo): for 3 bytes on at least
 ///   two rows a column `halo_columns_32` (copy_any_size_3_halo_columns_32_policy) where 32-column
@@ -349,8 +338,8 @@ void with_any_size(std::size_t elem_bytes, const char* kernel, F&& f) {
 /// skinny_any_size_slab_for: skinny_any_size_many_columns_slab_bytes for tall shapes of elements
 /// from 5 bytes and at least skinny_any_size_many_columns columns, skinny_any_size_slab_bytes for
 /// the others. The launcher also takes wide shapes of up to skinny_any_size_wide_max_rows rows
-/// (3-byte elements in rows of skinny_any_size_wide_row_bytes), which the dispatch sent to it
-/// before copy_full_height took them; tests and sweeps run them.
+/// (3-byte elements in rows of skinny_any_size_wide_row_bytes), which the dispatch leaves to
+/// copy_full_height; tests and sweeps run them.
 constexpr std::int64_t skinny_any_size_max_side = 64;
 constexpr std::int64_t skinny_any_size_tall_row_bytes = 384;
 constexpr std::int64_t skinny_any_size_wide_row_bytes = 1024;

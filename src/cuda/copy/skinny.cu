@@ -1,8 +1,8 @@
 // Out-of-place transposition of skinny matrices of 1-, 2-, 4-, 8- and 16-byte elements (one side
 // short: the AoS <-> SoA case, or fewer rows than copy_tuned's tile and the tiles too empty),
-// where a square tile would be mostly empty (DESIGN.md's skinny shapes, seed slides 001's tiles
-// stretched along the long side). A slab is the whole short side S times a stretch L of the long
-// side; two kinds, chosen per shape (choose_slabs_for):
+// where a square tile would be mostly empty (the tiles of the lecture slides "Matrix Transpose —
+// get 90% bandwidth" stretched along the long side). A slab is the whole short side S times a
+// stretch L of the long side; two kinds, chosen per shape (choose_slabs_for):
 // Plain slabs, one per block at a time, grid-stride:
 //   wide (S rows): S x L source elements -> L contiguous destination rows of S elements; the slab
 //     is loaded with 16-byte row loads where rows start on 16 bytes (element loads elsewhere), and
@@ -34,17 +34,16 @@
 //   otherwise lane j starts at its chunk's element j mod (16 / E) and goes round (turned_for),
 //   which costs more instructions.
 // The plain slabs alone (with rows 16 bytes apart in shared memory, a multiple of 128 for some S:
-// 8.8-way bank conflicts) ran on the H100 (2026-11-24, ncu and xpose bench) 1-byte 33 x 4000000
-// at 0.56 x copy, 33 x 4000001 at 0.32, 4000001 x 33 at 0.17, 2-byte 33 x 2033601 at 0.62.
+// 8.8-way bank conflicts) run far behind. H100: 1-byte 4000001 x 33 at 0.17 x copy.
 // 64-bit global index math.
 #include <cstdint>
 #include <type_traits>
 
+#include "cuda/backend/cuda_check.hpp"
+#include "cuda/block/shared_tile_transpose.cuh"
 #include "cuda/copy/any_size_kernel.cuh"
 #include "cuda/copy/launchers.hpp"
 #include "cuda/copy/skinny_any_size_kernel.cuh"
-#include "cuda/backend/cuda_check.hpp"
-#include "cuda/block/shared_tile_transpose.cuh"
 
 namespace xpose::detail::cuda {
 
@@ -58,17 +57,17 @@ constexpr int odd_chunks(int bytes) {
 }
 
 /// Bytes from one row of a plain slab of `row_bytes` (the short side's rows) to the next: 16 more,
-/// and 16 more again where that would be a multiple of 128 (every row on the same banks: 1-byte
-/// 33 x 4000000 ran at 0.56 x copy, 0.84 with 16 more; 4000000 x 33 0.58 and 0.94). Odd numbers
-/// of chunks throughout cost 4-byte wide shapes of 3-16 rows 0.04-0.07.
+/// and 16 more again where that would be a multiple of 128 (every row on the same banks). Odd
+/// numbers of chunks throughout cost 4-byte wide shapes of 3-16 rows 0.04-0.07.
+/// H100: 1-byte 33 x 4000000 0.56 x copy, 0.84 with 16 more.
 __host__ __device__ constexpr int plain_pitch(int row_bytes) {
   return (row_bytes + 16) % 128 == 0 ? row_bytes + 32 : row_bytes + 16;
 }
 
 constexpr int plain_slab_threads = 256;
 constexpr int plain_slab_bytes = 16 * 1024;
-/// Shifted slabs of 16 KiB ran 0.01-0.1 x copy faster than 8, 12 and 32 KiB ones on most shapes
-/// (24 KiB level or behind; H100, 2026-11-24).
+/// Shifted slabs of 16 KiB (24 KiB run level or behind).
+/// H100: 0.01-0.1 x copy faster than 8, 12 and 32 KiB ones on most shapes.
 constexpr int shifted_slab_bytes = 16 * 1024;
 
 __device__ bool aligned_16(const void* p) {
@@ -201,9 +200,9 @@ __global__ void __launch_bounds__(plain_slab_threads)
 /// Bytes from one 16-byte chunk's elements of every row to the next chunk's in the destination
 /// slab of a wide shifted slab of `short_side` rows: 16 * short_side, or spaced 16 more. For an
 /// even short side that is 4 * (short_side + 1) words: the chunks a warp takes, up to 8, land in
-/// different banks; turning the elements instead cost 1-byte 8 x 16777217 0.79 x copy against
+/// different banks; turning the elements instead costs 1-byte 8 x 16777217 0.79 x copy against
 /// 0.91 spaced. A tall slab's source run is spaced the same way, 16 bytes after every `cols`
-/// chunks (16777217 x 8 0.74 against 0.85).
+/// chunks.
 __device__ __forceinline__ int spaced_group_bytes(int short_side, bool spaced) {
   return 16 * short_side + (spaced ? 16 : 0);
 }
@@ -384,8 +383,8 @@ __global__ void __launch_bounds__(skinny_any_size_threads)
     const auto lda_low = static_cast<unsigned>(lda);
     // Source row r's first byte in the slab (spaced: but for the 16 bytes after each chunk j).
     // The dense test stays at the kernel's scope: the compiler then unswitches the gather
-    // (computed per slab, it split the gather into a branch per element, and tall 1-byte
-    // 16000001 x 8 ran at 0.70 x copy against 0.84).
+    // (computed per slab, it splits the gather into a branch per element: tall 1-byte
+    // 16000001 x 8 0.70 x copy against 0.84).
     const auto row_at = [&](int r) {
       return dense ? static_cast<int>(s_low & 15) + r * row_bytes
                    : r * src_pitch + static_cast<int>((s_low + r * lda_low) & 15);
@@ -453,7 +452,7 @@ void launch_shifted(const copy_args& a, cudaStream_t stream) {
   // Spaced slabs (spaced_group_bytes) for an even short side from 4 to 30, where the run along
   // the long side (a wide matrix's destination, a tall one's source) is dense and every slab's
   // starts on 16 bytes. With 2 rows (columns) a warp takes 16 chunks, 8 banks apart: turned
-  // ones ran faster (2-byte 33554433 x 2 0.86 against 0.75 x copy).
+  // ones run faster (2-byte 33554433 x 2 0.86 against 0.75 x copy).
   const bool even_and_narrow = short_side >= 4 && short_side < 32 && short_side % 2 == 0;
   const auto runs_aligned = [](const void* base, std::int64_t stride, std::int64_t batch) {
     return reinterpret_cast<std::uintptr_t>(base) % 16 == 0 && (batch == 1 || stride * E % 16 == 0);
@@ -522,21 +521,14 @@ void launch_plain(const copy_args& a, cudaStream_t stream) {
   }
 }
 
-/// The plain slabs where they ran faster than the shifted ones on the H100 (2026-11-24, 128 MiB
-/// skinny matrices of every element size, a short side S of 2 to 127, the long side even and
-/// odd; docs/performance.md): their vector paths need the rows along the long side (a wide
-/// matrix's source rows, a tall one's destination rows) to start on 16 bytes, and their element
-/// accesses cost elements of 2 bytes and more less. Plain where (x copy, plain against shifted):
-/// - wide: S < 5 with aligned rows or elements of 2 bytes or more (1-byte 3 x 44739232 0.86
-///   against 0.78, 2-byte 3 x 22369601 level), 2-byte ones aligned up to S = 32 (8 x 8388608
-///   0.94 against 0.89; xpose bench 32 x 4000000 0.90 against 0.85), 4-byte ones with S < 32 or
-///   aligned (3 x 11184801 0.95 against 0.91), 8- and 16-byte (8-byte 63 x 266305 0.89 against
-///   0.86); shifted otherwise (1-byte 8 x 16777217 0.91 against 0.65, aligned 16 x 8388608 0.87
-///   against 0.84, 2-byte 31 x 2164801 0.90 against 0.78, 4-byte 33 x 1016801 0.88 against 0.79);
-/// - tall: S <= 64 with aligned rows (1-byte 4194304 x 32 0.95 against 0.80, 2-byte 1065216 x 63
-///   0.96 against 0.89), elements of 4 bytes and more with S < 48 (4-byte 1016801 x 33 0.91
-///   against 0.84), 8- and 16-byte; shifted otherwise (1-byte 4194305 x 32 0.86 against 0.20,
-///   1056832 x 127 0.84 against 0.65).
+/// The plain slabs where they run faster than the shifted ones: their vector paths need the rows
+/// along the long side (a wide matrix's source rows, a tall one's destination rows) to start on 16
+/// bytes, and their element accesses cost elements of 2 bytes and more less. Plain where:
+/// - wide: S < 5 with aligned rows or elements of 2 bytes or more, 2-byte ones aligned up to
+///   S = 32, 4-byte ones with S < 32 or aligned, 8- and 16-byte;
+/// - tall: S <= 64 with aligned rows, elements of 4 bytes and more with S < 48, 8- and 16-byte;
+/// shifted otherwise.
+/// H100: tall 1-byte 4194305 x 32 0.86 x copy shifted against 0.20 plain.
 template <int E>
 skinny_slabs choose_slabs_for(const copy_args& a) {
   constexpr auto plain = skinny_slabs::plain, shifted = skinny_slabs::shifted;

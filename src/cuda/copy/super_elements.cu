@@ -1,17 +1,16 @@
-// Out-of-place transposition of elements that are not 1, 2, 4, 8 or 16 bytes (DESIGN.md:
-// "any other size is handled as a super-element"): each element is `k` words of W bytes
-// (a 12-byte element is three 4-byte words). A square tile of S x S elements goes through
-// shared memory, rows padded by one word; loads walk the tile's source rows (S*k contiguous
-// words) and stores the destination rows, so both sides are coalesced for any k. S shrinks as
-// k grows so the tile stays within 32 KiB (halo rows aside). Grid-stride over the tiles of all
-// matrices.
+// Out-of-place transposition of elements that are not 1, 2, 4, 8 or 16 bytes, each handled as a
+// super-element: `k` words of W bytes (a 12-byte element is three 4-byte words). A square tile of
+// S x S elements goes through shared memory, rows padded by one word; loads walk the tile's source
+// rows (S*k contiguous words) and stores the destination rows, so both sides are coalesced for any
+// k. S shrinks as k grows so the tile stays within 32 KiB (halo rows aside). Grid-stride over the
+// tiles of all matrices.
 // For elements of 3 or 5 words of 1-8 bytes (12-, 20-, 24-byte, ...) and of 7 to 15 words of at
 // most 32 bytes in all (7-, 9-, 11-, 13-, 14-, 15-, 18-, 28-byte, ...: with naturally aligned
 // pointers, every element size up to 16 bytes and every even one up to 30) both sides move
-// aligned 16-byte chunks (seed slides
-// 001, "more work per thread"; HOPPER.md: 16-byte accesses), the words going to and from the padded
-// tile one by one. Loads: the chunks that cover each row strip (one more when the strip does not
-// start on 16 bytes; words outside it are dropped, and nothing is read past the batch's last byte).
+// aligned 16-byte chunks (the lecture slides "Matrix Transpose — get 90% bandwidth": more work
+// per thread), the words going to and from the padded tile one by one. Loads: the chunks that
+// cover each row strip (one more when the strip does not start on 16 bytes; words outside it are
+// dropped, and nothing is read past the batch's last byte).
 // Stores: each destination row is cut at its own 32-byte boundaries and a tile writes the sectors
 // that start in its strip, so every sector leaves whole from one tile (a sector's halves written by
 // two tiles cost the L2 far more than their bytes); a sector may reach into the next tile's first
@@ -21,17 +20,16 @@
 #include <cstring>
 #include <type_traits>
 
-#include "cuda/copy/launchers.hpp"
 #include "cuda/backend/cuda_check.hpp"
 #include "cuda/block/shared_tile_transpose.cuh"
+#include "cuda/copy/launchers.hpp"
 
 namespace xpose::detail::cuda {
 
 namespace {
 
-// 32 KiB keeps 32 x 32 tiles for elements of up to 31 bytes: on the H100 (2026-11-23, × D2D
-// copy) 20-byte 4095 x 4097 went from 0.686 with 16 KiB (16 x 16 tiles) to 0.804, 24-byte 4096²
-// from 0.887 to 0.954; 512 threads per block were 0.03-0.15 slower on every size.
+// 32 KiB keeps 32 x 32 tiles for elements of up to 31 bytes; 512 threads per block are 0.03-0.15
+// slower. H100: 24-byte 4096² 0.954 x copy vs 0.887 with 16 KiB (16 x 16 tiles).
 constexpr int super_threads = 256;
 constexpr std::int64_t super_tile_bytes = 32 * 1024;
 

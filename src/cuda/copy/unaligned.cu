@@ -2,14 +2,14 @@
 // start on 16 (source) or 32 (destination) bytes (see copy/unaligned_kernel.cuh), with
 // the policy of the element size, of copy_unaligned_large for large matrices, or for 1-byte
 // elements copy_unaligned_tall_policy on short, wide ones whose rows its tiles fill better
-// (tuning/copy_policies.hpp); on the H200's memory 4- and 8-byte elements run those tiles in
-// blocks of the H200's threads (copy_unaligned_h200).
+// (tuning/unaligned.hpp); on the H200's memory 4- and 8-byte elements run those tiles in
+// blocks of the H200's threads (copy_unaligned_blocks<device_class::h200, E, Policy>).
 #include <string>
 #include <type_traits>
 
 #include "cuda/copy/launchers.hpp"
-#include "cuda/tuning/copy_policies.hpp"
 #include "cuda/copy/unaligned_kernel.cuh"
+#include "cuda/tuning/copy_policies.hpp"
 
 namespace xpose::detail::cuda {
 
@@ -21,17 +21,20 @@ error tall_tiles_refused(int e) {
                                            std::to_string(e) + "-byte ones");
 }
 
-/// Policy's tiles at the threads of `memory` (copy_unaligned_h200 on the H200's).
+/// Policy's tiles at the threads of `memory` (copy_unaligned_blocks<device_class::h200, E, Policy>
+/// on the H200's).
 template <int E, class Policy>
-void launch_on(const copy_args& a, device_memory memory, cudaStream_t stream, int regions) {
-  if (memory == device_memory::h200)
-    return launch_unaligned_with<E, copy_unaligned_h200<E, Policy>>(a, stream, regions);
+void launch_on(const copy_args& a, device_class memory, cudaStream_t stream, int regions) {
+  if (memory == device_class::h200)
+    return launch_unaligned_with<
+        E, typename copy_unaligned_blocks<device_class::h200, E, Policy>::policy>(a, stream,
+                                                                                  regions);
   launch_unaligned_with<E, Policy>(a, stream, regions);
 }
 
 template <int E>
-void launch_for(const copy_args& a, unaligned_tiles tiles, device_memory memory,
-                cudaStream_t stream, int regions) {
+void launch_for(const copy_args& a, unaligned_tiles tiles, device_class memory, cudaStream_t stream,
+                int regions) {
   switch (tiles) {
     case unaligned_tiles::large:
       return launch_on<E, typename copy_unaligned_large<E>::policy>(a, memory, stream, regions);
@@ -84,24 +87,18 @@ std::string tiles_text_for(unaligned_tiles tiles) {
 
 // Below the large rule, 4-byte matrices of a few tile rows take the large policy's 120-row tiles
 // where those fill the rows at least 1/16 better than the standard 56-row ones (rows / rows in
-// whole tiles). On the H100 (twenty-second session, docs/performance.md; harness, L2 evicted, x
-// copy, two rounds, large / standard): 240 x 150001 0.960-0.961 / 0.935-0.936 (fill 1.00 / 0.86),
-// 352 x 109219 0.925 / 0.910-0.914 (0.98 / 0.90), 353 x 109219 0.915-0.919 / 0.908-0.912; level
-// where the fill gain is 1/21 and less (480 x 70001, 600 x 54611, 704 x 54611, within 0.004);
-// behind where the standard tiles fill better (200 x 180001 0.919-0.920 / 0.942-0.944, 333 x
-// 201001 0.956-0.957 / 0.961-0.963). Measured on 131-268 MB; the rule starts at 128 MiB. For 1-
-// and 2-byte elements the large tiles were behind on such shapes even where they fill the rows
-// better (1-byte 950 x 140001 0.904-0.905 / 0.925, 2-byte 470 x 140001 0.926 / 0.936-0.937).
-// The rule takes rows 225-240 and 337-360; copy_full_height now takes 4-byte shapes of up to 250
-// rows first (copy/tuned.cu), so the dispatch brings it 337-360.
+// whole tiles); where the fill gain is smaller they run level, where the standard tiles fill
+// better behind. For 1- and 2-byte elements the large tiles run behind on such shapes even where
+// they fill the rows better. The rule takes rows 225-240 and 337-360; copy_full_height takes
+// 4-byte shapes of up to 250 rows first (full_height_takes, dispatch/copy_dispatch.cu), so the
+// dispatch brings it 337-360.
+// H100: 240 x 150001 0.960-0.961 x copy large / 0.935-0.936 standard (fill 1.00 / 0.86).
 //
-// 1- and 2-byte elements take the large tiles only on the H100's memory: on the H200
-// (twenty-fourth session, docs/performance.md; x copy, three rounds, large / standard) they ran
-// behind (1-byte 16383 x 16385 0.81 / 0.85, 8191 x 32769 0.81-0.82 / 0.84, 32767 x 8193 0.79 /
-// 0.82; 2-byte 11583 x 11585 0.86-0.87 / 0.88-0.89, 16383 x 8193 level), while 4-byte ones stayed
-// ahead (16383 x 8193 0.89 / 0.87) and 8-byte ones were level (8191 x 8193).
-bool copy_unaligned_takes_large(const copy_args& a, int word_bytes) {
-  if (word_bytes <= 2 && !h100_memory_interface()) return false;
+// 1- and 2-byte elements take the large tiles only on the H100's memory: on the H200 they run
+// behind, while 4-byte ones stay ahead and 8-byte ones level.
+// H200: 1-byte 16383 x 16385 0.81 x copy large / 0.85 standard.
+bool copy_unaligned_takes_large(const copy_args& a, int word_bytes, device_class device) {
+  if (word_bytes <= 2 && device != device_class::h100) return false;
   if (takes_large_tiles(a.rows, a.cols, word_bytes, copy_unaligned_large_bytes)) return true;
   if (word_bytes != 4 || a.rows * a.cols * word_bytes < copy_unaligned_short_large_bytes)
     return false;
@@ -111,10 +108,11 @@ bool copy_unaligned_takes_large(const copy_args& a, int word_bytes) {
   return 16 * a.rows * (standard - large) >= large * standard;
 }
 
-// copy_unaligned_tall_policy says what the rule rests on. On the H100's memory only: not measured
-// on the H200, where the large 1-byte tiles ran behind.
-bool copy_unaligned_takes_tall(const copy_args& a, int word_bytes) {
-  if (word_bytes != 1 || !h100_memory_interface() || a.rows * a.cols < copy_unaligned_large_bytes)
+// copy_unaligned_tall_policy (tuning/unaligned.hpp) says what the rule rests on. On the H100's
+// memory only: untried on the H200, where the large 1-byte tiles run behind.
+bool copy_unaligned_takes_tall(const copy_args& a, int word_bytes, device_class device) {
+  if (word_bytes != 1 || device != device_class::h100 ||
+      a.rows * a.cols < copy_unaligned_large_bytes)
     return false;
   const std::int64_t tall = rows_in_whole_tiles(a.rows, copy_unaligned_tall_tile_rows);
   const std::int64_t standard = rows_in_whole_tiles(a.rows, copy_unaligned_tile_rows<1>);
@@ -122,29 +120,37 @@ bool copy_unaligned_takes_tall(const copy_args& a, int word_bytes) {
   return 5 * a.rows * (standard - tall) >= tall * standard;
 }
 
-unaligned_tiles choose_unaligned_tiles(const copy_args& a, int word_bytes) {
-  if (copy_unaligned_takes_large(a, word_bytes)) return unaligned_tiles::large;
-  if (copy_unaligned_takes_tall(a, word_bytes)) return unaligned_tiles::tall;
+unaligned_tiles choose_unaligned_tiles(const copy_args& a, int word_bytes, device_class device) {
+  if (copy_unaligned_takes_large(a, word_bytes, device)) return unaligned_tiles::large;
+  if (copy_unaligned_takes_tall(a, word_bytes, device)) return unaligned_tiles::tall;
   return unaligned_tiles::standard;
 }
 
-std::string unaligned_tiles_text(const copy_args& a, int word_bytes) {
-  const unaligned_tiles tiles = choose_unaligned_tiles(a, word_bytes);
+std::string unaligned_tiles_text(int word_bytes, unaligned_tiles tiles) {
   return with_unaligned_word(word_bytes,
                              [&](auto e) { return tiles_text_for<decltype(e)::value>(tiles); });
 }
 
-void launch_copy_unaligned(const copy_args& a, int word_bytes, cudaStream_t stream) {
-  launch_copy_unaligned_tiles(a, word_bytes, choose_unaligned_tiles(a, word_bytes), stream);
+std::string unaligned_tiles_text(const copy_args& a, int word_bytes) {
+  return unaligned_tiles_text(word_bytes,
+                              choose_unaligned_tiles(a, word_bytes, current_device_class()));
 }
 
-int copy_unaligned_threads(int word_bytes, unaligned_tiles tiles, device_memory memory) {
+void launch_copy_unaligned(const copy_args& a, int word_bytes, cudaStream_t stream) {
+  const device_class device = current_device_class();
+  launch_copy_unaligned_tiles(a, word_bytes, choose_unaligned_tiles(a, word_bytes, device), stream,
+                              tile_regions(a, static_cast<std::size_t>(word_bytes), device),
+                              device);
+}
+
+int copy_unaligned_threads(int word_bytes, unaligned_tiles tiles, device_class memory) {
   return with_unaligned_word(word_bytes, [&](auto e) {
     constexpr int E = decltype(e)::value;
     const auto threads = [&](auto policy) {
       using Policy = decltype(policy);
-      return memory == device_memory::h200 ? copy_unaligned_h200<E, Policy>::threads
-                                           : Policy::threads;
+      return memory == device_class::h200
+                 ? copy_unaligned_blocks<device_class::h200, E, Policy>::policy::threads
+                 : Policy::threads;
     };
     switch (tiles) {
       case unaligned_tiles::large:
@@ -160,7 +166,7 @@ int copy_unaligned_threads(int word_bytes, unaligned_tiles tiles, device_memory 
 }
 
 void launch_copy_unaligned_tiles(const copy_args& a, int word_bytes, unaligned_tiles tiles,
-                                 cudaStream_t stream, int regions, device_memory memory) {
+                                 cudaStream_t stream, int regions, device_class memory) {
   with_unaligned_word(word_bytes, [&](auto e) {
     launch_for<decltype(e)::value>(a, tiles, memory, stream, regions);
   });
