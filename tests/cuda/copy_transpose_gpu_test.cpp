@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "cuda/copy/launchers.hpp"
+#include "cuda/dispatch/copy_dispatch.hpp"
 #include "cuda/tuning/copy_policies.hpp"
 #include "gpu_test_util.hpp"
 #include "xpose/error.hpp"
@@ -254,21 +255,21 @@ TEST(GpuCopyTranspose, LargeTilesOnlyWhereMeasuredAhead) {
   const bool h100_memory = xpose::test::has_h100_memory_interface();
   EXPECT_EQ(h100_memory_interface(), h100_memory);
   const int bus_bits = xpose::test::memory_bus_bits();
-  const bool h200_size = xpose::test::device_memory_bytes() >= std::size_t{128} << 30;
-  EXPECT_EQ(current_device_memory(), bus_bits == 5120                ? device_memory::h100
-                                     : bus_bits == 6016 && h200_size ? device_memory::h200
-                                                                     : device_memory::other);
+  const bool h200_size = xpose::test::device_class_bytes() >= std::size_t{128} << 30;
+  EXPECT_EQ(current_device_class(), bus_bits == 5120                ? device_class::h100
+                                    : bus_bits == 6016 && h200_size ? device_class::h200
+                                                                    : device_class::other);
   EXPECT_EQ(choose_tuned_tiles(dense_args(16384, 16384), 1),
             h100_memory ? tuned_tiles::large : tuned_tiles::standard);
-  const auto tiles = [](std::int64_t rows, std::int64_t cols, int e, device_memory memory) {
+  const auto tiles = [](std::int64_t rows, std::int64_t cols, int e, device_class memory) {
     return choose_tuned_tiles(dense_args(rows, cols), e, memory);
   };
-  EXPECT_EQ(tiles(16384, 16384, 1, device_memory::h100), tuned_tiles::large);
-  EXPECT_EQ(tiles(16384, 8192, 2, device_memory::h100), tuned_tiles::large);
-  EXPECT_EQ(tiles(8192, 8192, 8, device_memory::h100), tuned_tiles::standard);
-  EXPECT_EQ(tiles(16384, 8192, 8, device_memory::h100), tuned_tiles::standard);
-  EXPECT_EQ(tiles(8192, 8192, 4, device_memory::h100), tuned_tiles::standard);
-  for (const device_memory memory : {device_memory::h200, device_memory::other}) {
+  EXPECT_EQ(tiles(16384, 16384, 1, device_class::h100), tuned_tiles::large);
+  EXPECT_EQ(tiles(16384, 8192, 2, device_class::h100), tuned_tiles::large);
+  EXPECT_EQ(tiles(8192, 8192, 8, device_class::h100), tuned_tiles::standard);
+  EXPECT_EQ(tiles(16384, 8192, 8, device_class::h100), tuned_tiles::standard);
+  EXPECT_EQ(tiles(8192, 8192, 4, device_class::h100), tuned_tiles::standard);
+  for (const device_class memory : {device_class::h200, device_class::other}) {
     EXPECT_EQ(tiles(16384, 16384, 1, memory), tuned_tiles::standard);
     EXPECT_NE(tiles(16384, 8192, 2, memory), tuned_tiles::large);
   }
@@ -279,20 +280,22 @@ TEST(GpuCopyTranspose, LargeTilesOnlyWhereMeasuredAhead) {
   check_copy({16383, 8193, 2}, route::copy_tuned, 105);
 }
 
-// On the H100's memory, 4- and 8-byte matrices made of whole copy_tuned_whole tiles (32 x 64 and
-// 32 x 32 elements), of at most 128 and 256 MiB (the batch's) and 32 rows a column, whose source
-// rows resonate with no memory period take the whole tiles; both sides of each line, other
-// element sizes never, misaligned rows never. The rule alone: runs without a device too (CI).
+// On the H100's memory, 4- and 8-byte matrices made of whole
+// copy_tuned_whole<device_class::h100, E> tiles (32 x 64 and 32 x 32 elements), of at most 128 and
+// 256 MiB (the batch's) and 32 rows a column, whose source rows resonate with no memory period take
+// the whole tiles; both sides of each line, other element sizes never, misaligned rows never. The
+// rule alone: runs without a device too (CI).
 TEST(GpuCopyTranspose, WholeTilesRuleOnTheH100Memory) {
   using namespace detail::cuda;
   const auto tiles = [](std::int64_t rows, std::int64_t cols, int e, std::int64_t batch = 1) {
     copy_args a = dense_args(rows, cols);
     a.batch = batch;
-    return choose_tuned_tiles(a, e, device_memory::h100);
+    return choose_tuned_tiles(a, e, device_class::h100);
   };
   constexpr tuned_tiles whole = tuned_tiles::whole_h100;
-  static_assert(std::int64_t{4096} * 8192 * 4 == copy_tuned_whole<4>::most_bytes &&
-                std::int64_t{4096} * 8192 * 8 == copy_tuned_whole<8>::most_bytes);
+  static_assert(
+      std::int64_t{4096} * 8192 * 4 == copy_tuned_whole<device_class::h100, 4>::most_bytes &&
+      std::int64_t{4096} * 8192 * 8 == copy_tuned_whole<device_class::h100, 8>::most_bytes);
   EXPECT_EQ(tiles(4096, 4096, 4), whole);
   EXPECT_EQ(tiles(4096, 8192, 4), whole);
   EXPECT_EQ(tiles(4096, 8256, 4), tuned_tiles::standard);  // over 128 MiB
@@ -302,7 +305,8 @@ TEST(GpuCopyTranspose, WholeTilesRuleOnTheH100Memory) {
   EXPECT_EQ(tiles(4080, 4096, 4), tuned_tiles::standard);  // rows not whole tiles
   EXPECT_EQ(tiles(4096, 4100, 4), tuned_tiles::standard);  // columns not whole tiles
   EXPECT_EQ(tiles(4096, 2048, 4), whole);
-  static_assert(copy_tuned_whole<4>::most_aspect == 32 && copy_tuned_whole<8>::most_aspect == 32);
+  static_assert(copy_tuned_whole<device_class::h100, 4>::most_aspect == 32 &&
+                copy_tuned_whole<device_class::h100, 8>::most_aspect == 32);
   EXPECT_EQ(tiles(32768, 1024, 4), whole);  // tall: the standard tiles would walk across
   EXPECT_EQ(tiles(16384, 512, 8), whole);
   EXPECT_EQ(tiles(16416, 512, 8), tuned_tiles::standard);  // taller
@@ -317,7 +321,7 @@ TEST(GpuCopyTranspose, WholeTilesRuleOnTheH100Memory) {
   EXPECT_EQ(tiles(16384, 16384, 1), tuned_tiles::large);  // the large tiles come first
   copy_args misaligned = dense_args(4096, 4096);
   misaligned.src = reinterpret_cast<void*>(std::uintptr_t{4});
-  EXPECT_EQ(choose_tuned_tiles(misaligned, 4, device_memory::h100), tuned_tiles::standard);
+  EXPECT_EQ(choose_tuned_tiles(misaligned, 4, device_class::h100), tuned_tiles::standard);
 }
 
 // copy_unaligned's blocks: on the H200's memory 4- and 8-byte tiles (standard and large) have
@@ -326,45 +330,50 @@ TEST(GpuCopyTranspose, WholeTilesRuleOnTheH100Memory) {
 TEST(GpuCopyTranspose, UnalignedThreadsOnEachMemory) {
   using namespace detail::cuda;
   for (const unaligned_tiles tiles : {unaligned_tiles::standard, unaligned_tiles::large}) {
-    for (const device_memory memory : {device_memory::h100, device_memory::other}) {
+    for (const device_class memory : {device_class::h100, device_class::other}) {
       EXPECT_EQ(copy_unaligned_threads(4, tiles, memory), 512);
       EXPECT_EQ(copy_unaligned_threads(8, tiles, memory), 512);
     }
-    EXPECT_EQ(copy_unaligned_threads(4, tiles, device_memory::h200), 256);
-    EXPECT_EQ(copy_unaligned_threads(8, tiles, device_memory::h200), 256);
-    EXPECT_EQ(copy_unaligned_threads(2, tiles, device_memory::h200),
-              copy_unaligned_threads(2, tiles, device_memory::h100));
+    EXPECT_EQ(copy_unaligned_threads(4, tiles, device_class::h200), 256);
+    EXPECT_EQ(copy_unaligned_threads(8, tiles, device_class::h200), 256);
+    EXPECT_EQ(copy_unaligned_threads(2, tiles, device_class::h200),
+              copy_unaligned_threads(2, tiles, device_class::h100));
   }
-  EXPECT_EQ(copy_unaligned_threads(1, unaligned_tiles::standard, device_memory::h200), 256);
-  EXPECT_EQ(copy_unaligned_threads(1, unaligned_tiles::large, device_memory::h200), 512);
-  EXPECT_EQ(copy_unaligned_threads(1, unaligned_tiles::tall, device_memory::h200), 512);
-  EXPECT_THROW(copy_unaligned_threads(4, unaligned_tiles::tall, device_memory::h200), error);
-  static_assert(copy_unaligned_h200<4, copy_unaligned_policy<4>>::min_blocks == 4 &&
-                copy_unaligned_h200<8, copy_unaligned_policy<8>>::min_blocks == 4 &&
-                copy_unaligned_h200<4, copy_unaligned_policy<4>>::tile_bytes ==
-                    copy_unaligned_policy<4>::tile_bytes &&
-                copy_unaligned_h200<4, copy_unaligned_large<4>::policy>::row_blocks ==
-                    copy_unaligned_large<4>::policy::row_blocks);
+  EXPECT_EQ(copy_unaligned_threads(1, unaligned_tiles::standard, device_class::h200), 256);
+  EXPECT_EQ(copy_unaligned_threads(1, unaligned_tiles::large, device_class::h200), 512);
+  EXPECT_EQ(copy_unaligned_threads(1, unaligned_tiles::tall, device_class::h200), 512);
+  EXPECT_THROW(copy_unaligned_threads(4, unaligned_tiles::tall, device_class::h200), error);
+  static_assert(
+      typename copy_unaligned_blocks<device_class::h200, 4,
+                                     copy_unaligned_policy<4>>::policy::min_blocks == 4 &&
+      typename copy_unaligned_blocks<device_class::h200, 8,
+                                     copy_unaligned_policy<8>>::policy::min_blocks == 4 &&
+      typename copy_unaligned_blocks<device_class::h200, 4,
+                                     copy_unaligned_policy<4>>::policy::tile_bytes ==
+          copy_unaligned_policy<4>::tile_bytes &&
+      typename copy_unaligned_blocks<device_class::h200, 4,
+                                     copy_unaligned_large<4>::policy::policy>::row_blocks ==
+          copy_unaligned_large<4>::policy::row_blocks);
 }
 
-// On the H200's memory, 2-, 4-, 8- and 16-byte matrices made of whole copy_tuned_whole_h200
-// tiles (64 x 64, 32 x 32, 32 x 32 and 16 x 32 elements) of at most 2, 32, 512 and 4096 rows a
-// column take the whole tiles, whatever their size and rows (no resonance known there); no large
-// tiles; other element sizes and misaligned rows never; other memories never. Runs without a
-// device too.
+// On the H200's memory, 2-, 4-, 8- and 16-byte matrices made of whole
+// copy_tuned_whole<device_class::h200, E> tiles (64 x 64, 32 x 32, 32 x 32 and 16 x 32 elements) of
+// at most 2, 32, 512 and 4096 rows a column take the whole tiles, whatever their size and rows (no
+// resonance known there); no large tiles; other element sizes and misaligned rows never; other
+// memories never. Runs without a device too.
 TEST(GpuCopyTranspose, WholeTilesRuleOnTheH200Memory) {
   using namespace detail::cuda;
   const auto tiles = [](std::int64_t rows, std::int64_t cols, int e, std::int64_t batch = 1,
-                        device_memory memory = device_memory::h200) {
+                        device_class memory = device_class::h200) {
     copy_args a = dense_args(rows, cols);
     a.batch = batch;
     return choose_tuned_tiles(a, e, memory);
   };
   constexpr tuned_tiles whole = tuned_tiles::whole_h200;
-  static_assert(copy_tuned_whole_h200<2>::most_aspect == 2 &&
-                copy_tuned_whole_h200<4>::most_aspect == 32 &&
-                copy_tuned_whole_h200<8>::most_aspect == 512 &&
-                copy_tuned_whole_h200<16>::most_aspect == 4096);
+  static_assert(copy_tuned_whole<device_class::h200, 2>::most_aspect == 2 &&
+                copy_tuned_whole<device_class::h200, 4>::most_aspect == 32 &&
+                copy_tuned_whole<device_class::h200, 8>::most_aspect == 512 &&
+                copy_tuned_whole<device_class::h200, 16>::most_aspect == 4096);
   EXPECT_EQ(tiles(4096, 4096, 4), whole);
   EXPECT_EQ(tiles(16384, 16384, 4), whole);  // 1 GiB
   EXPECT_EQ(tiles(2048, 2048, 4, 100), whole);
@@ -394,9 +403,9 @@ TEST(GpuCopyTranspose, WholeTilesRuleOnTheH200Memory) {
   EXPECT_EQ(tiles(4096, 4096, 1), tuned_tiles::standard);
   copy_args misaligned = dense_args(4096, 4096);
   misaligned.dst = reinterpret_cast<void*>(std::uintptr_t{8});
-  EXPECT_EQ(choose_tuned_tiles(misaligned, 4, device_memory::h200), tuned_tiles::standard);
+  EXPECT_EQ(choose_tuned_tiles(misaligned, 4, device_class::h200), tuned_tiles::standard);
   for (int e : {1, 2, 4, 8, 16})
-    EXPECT_EQ(tiles(4096, 4096, e, 1, device_memory::other), tuned_tiles::standard) << e;
+    EXPECT_EQ(tiles(4096, 4096, e, 1, device_class::other), tuned_tiles::standard) << e;
 }
 
 // Through the dispatch on this device: the plan's text names the tiles its memory takes, and
@@ -405,14 +414,14 @@ TEST(GpuCopyTranspose, WholeTilesRuleOnTheH200Memory) {
 TEST(GpuCopyTranspose, WholeTilesThroughTheDispatch) {
   XPOSE_REQUIRE_GPU();
   using namespace detail::cuda;
-  const device_memory memory = current_device_memory();
+  const device_class memory = current_device_class();
   const auto text = [](int e) { return tuned_tiles_text(dense_args(4096, 4096), e); };
   const std::string lean = " in its lean kernel (no edge paths, full occupancy)";
-  if (memory == device_memory::h100) {
+  if (memory == device_class::h100) {
     EXPECT_EQ(text(4), "whole tiles of 32 rows x 256 bytes" + lean);
     EXPECT_EQ(text(8), "whole tiles of 32 rows x 256 bytes" + lean);
     EXPECT_EQ(text(2), "tiles of 64 rows x 128 bytes");
-  } else if (memory == device_memory::h200) {
+  } else if (memory == device_class::h200) {
     EXPECT_EQ(text(2), "whole tiles of 64 rows x 128 bytes" + lean);
     EXPECT_EQ(text(4), "whole tiles of 32 rows x 128 bytes" + lean);
     EXPECT_EQ(text(8), "whole tiles of 32 rows x 256 bytes" + lean);
@@ -436,12 +445,8 @@ TEST(GpuCopyTranspose, WholeTilesThroughTheDispatch) {
   check_copy(column_major, route::copy_tuned, 111);
 }
 
-// Short, wide matrices: copy_full_height from its least rows (more for rows copy_unaligned would
-// take than for copy_tuned's) to its most row bytes, where copy_unaligned would take them or
-// copy_tuned's tiles would be less than 3/5 (fewer rows than the tile) or 2/3 (more) full; fewer
-// rows than copy_tuned's tile: the tiles of the kernel that would run when they are at least 3/5
-// (copy_tuned) or 17/20 (copy_unaligned, copy_sectors) full, else the skinny slabs; tall, narrow
-// ones: copy_full_width where the column tiles would be too empty. Both sides of each line.
+// choose_copy_kernel's lines between copy_full_height, copy_full_width, the tiles and the skinny
+// slabs (its rules in dispatch/copy_dispatch.cu): shapes on both sides of each line.
 using detail::cuda::copy_kernel;
 struct near_tile_line {
   std::int64_t rows, cols;
@@ -658,13 +663,9 @@ TEST(GpuCopyTranspose, OtherElementSizes) {
     check_copy({37, 45, e, 0, 0, 2}, route::automatic, 41 + e);
 }
 
-// Element sizes that are not powers of two through the dispatch: copy_any_size for 3 to 15 bytes
-// with at least a tile's rows and rows not on 16 / 32 bytes; the super-element kernel for
-// 12-byte elements on aligned rows, for shapes with fewer rows than copy_any_size's tile (37 rows
-// of 3 to 6 bytes), and its 16-byte path for elements of 3 or 5 words above 16 bytes (20-, 24-,
-// 40-byte) and of 7 to 15 words up to 32 bytes (18-, 22-, 26-, 30-byte as 2-byte words; 28-byte
-// as 4-byte words). Rows on 16 bytes or padded to cut tiles mid-vector, and batched. Small enough
-// for compute-sanitizer (the name matches its filter).
+// Element sizes that are not powers of two through the dispatch: copy_any_size, the super-element
+// kernel and its 16-byte path (18- to 40-byte elements), on rows on 16 bytes or padded to cut
+// tiles mid-vector, batched. Small enough for compute-sanitizer (the name matches its filter).
 TEST(GpuCopyTranspose, SuperElementsOn16ByteRowsSmallSanitizerShapes) {
   XPOSE_REQUIRE_GPU();
   for (std::size_t e : {3, 5, 6, 7, 9, 10, 11, 12, 13, 14, 15, 18, 20, 22, 24, 26, 28, 30, 40}) {
@@ -674,18 +675,9 @@ TEST(GpuCopyTranspose, SuperElementsOn16ByteRowsSmallSanitizerShapes) {
   }
 }
 
-// copy_full_height takes wide shapes of 48 (12-byte rows on the super-element kernel's aligned
-// chunks: 32) to 320 rows but where copy_any_size's tiles are full
-// (destination rows on sectors, two tile rows or more, 7/8 full); skinny_any_size wide shapes
-// of fewer than 48 rows and tall ones of at most 64 columns, not where the super-element
-// kernel's aligned chunks apply and the short side has 32 elements or more, nor (elements up to
-// 12 bytes, or rows of more than 384 bytes) where the columns fill copy_any_size's column tiles
-// more than 3/4, 32 KiB slabs for tall ones of 31 columns or more of elements from 5 bytes;
-// copy_any_size other shapes with at least its tile's rows (64 for 3-6 bytes, 32 above) but tall
-// ones of at most 128 columns on those aligned chunks: both sides of each boundary, with and
-// without padded rows.
 // The any-size dispatch (copy_full_height, skinny_any_size, copy_any_size and its tiles, the
-// super-element kernel) at its boundaries: host code, so this runs without a device too (CI).
+// super-element kernel; the rules in copy/launchers.hpp) on both sides of each boundary, with and
+// without padded rows: host code, so this runs without a device too (CI).
 TEST(GpuCopyDispatch, AnySizeBoundaries) {
   using detail::cuda::copy_any_size_chosen;
   using detail::cuda::full_height_any_size_chosen;

@@ -45,7 +45,7 @@ struct unaligned_case {
       xpose::detail::cuda::unaligned_tiles::standard;
   // copy_unaligned (launch_copy_unaligned_tiles) or, for 16-byte elements, copy_sectors with
   // this memory's policy
-  std::optional<xpose::detail::cuda::device_memory> memory;
+  std::optional<xpose::detail::cuda::device_class> memory;
   int skinny_slabs = -1;     // >= 0: launch_copy_skinny_slabs with this detail::cuda::skinny_slabs
   bool full_height = false;  // copy_full_height
   bool full_width = false;   // copy_full_width
@@ -214,17 +214,18 @@ TEST(GpuCopyUnaligned, TallTilesSmallSanitizerShapes) {
   }
 }
 
-// copy_unaligned's tiles in blocks of each memory's threads (copy_unaligned_h200: the H200's 256
-// threads for 4- and 8-byte elements, the H100's 512) and copy_sectors with each memory's policy
-// (copy_sectors_h200_policy, copy_sectors_policy<16>), forced on any device, on small shapes under
-// compute-sanitizer: the standard and large tiles of 4-byte elements, the 8-byte ones and the
-// 16-byte sectors, fewer rows than a tile, more than one tile with its halo, padded rows with
-// destination rows on 32 bytes, a strided batch at misaligned pointers, tiles in three
-// interleaved regions.
+// copy_unaligned's tiles in blocks of each memory's threads
+// (copy_unaligned_blocks<device_class::h200, E, Policy>: the H200's 256 threads for 4- and 8-byte
+// elements, the H100's 512) and copy_sectors with each memory's policy
+// (copy_sectors_policy<device_class::h200>, copy_sectors_policy<device_class::other>), forced on
+// any device, on small shapes under compute-sanitizer: the standard and large tiles of 4-byte
+// elements, the 8-byte ones and the 16-byte sectors, fewer rows than a tile, more than one tile
+// with its halo, padded rows with destination rows on 32 bytes, a strided batch at misaligned
+// pointers, tiles in three interleaved regions.
 TEST(GpuCopyUnaligned, EachMemorysThreadsSmallSanitizerShapes) {
   XPOSE_REQUIRE_GPU();
-  using xpose::detail::cuda::device_memory, xpose::detail::cuda::unaligned_tiles;
-  for (const device_memory memory : {device_memory::h200, device_memory::h100}) {
+  using xpose::detail::cuda::device_class, xpose::detail::cuda::unaligned_tiles;
+  for (const device_class memory : {device_class::h200, device_class::h100}) {
     for (const auto& [e, tiles] :
          {std::pair{4, unaligned_tiles::standard}, std::pair{4, unaligned_tiles::large},
           std::pair{8, unaligned_tiles::standard}, std::pair{16, unaligned_tiles::standard}}) {
@@ -312,17 +313,10 @@ TEST(GpuCopyUnaligned, AnySizeColumns32TilesSmallSanitizerShapes) {
   }
 }
 
-// copy_any_size's tiles for elements of 5 to 15 bytes other than copy_any_size_policy's, which
-// any_size_tiles_for picks: where every destination row starts on 32 bytes and there are at
-// least three rows a column the tall ones (copy_any_size_tall_policy: 128 rows to 6 bytes, 64
-// from 7) or 96 rows of 128 bytes (copy_any_size_tall_rows_96_policy: for 5 and 6 bytes where the
-// tall tiles' columns are under 0.9 full, from 7 where their columns fill the matrix's at least
-// 1/10 better than the tall tiles'); where a destination row starts off 32 bytes the halo tiles of
-// 128-byte rows (copy_any_size_halo_policy) or, from 6 bytes, of 256-byte rows
-// (copy_any_size_halo_wide_policy) but where 128-byte rows fill the columns at least 1/10 better.
-// On small shapes under compute-sanitizer: padded destination rows and tiles cut by both edges,
-// fewer rows than a tile, a misaligned source, a strided batch (its second matrix off 32 bytes for
-// the halo tiles).
+// copy_any_size's tiles for elements of 5 to 15 bytes other than copy_any_size_policy's, as
+// any_size_tiles_for picks them (the tall, tall_rows_96, halo and halo_wide tiles), on small shapes
+// under compute-sanitizer: padded destination rows and tiles cut by both edges, fewer rows than a
+// tile, a misaligned source, a strided batch (its second matrix off 32 bytes for the halo tiles).
 TEST(GpuCopyUnaligned, AnySizeTallAndHaloTilesSmallSanitizerShapes) {
   XPOSE_REQUIRE_GPU();
   using xpose::detail::cuda::any_size_tiles;
@@ -403,24 +397,24 @@ constexpr whole_tile_size whole_tile_of(xpose::detail::cuda::tuned_tiles tiles) 
   return {tiles, E, Whole::policy::tile_rows, Whole::policy::tile_bytes / E};
 }
 const whole_tile_size whole_tile_sizes[] = {
-    whole_tile_of<4, xpose::detail::cuda::copy_tuned_whole<4>>(
+    whole_tile_of<4, xpose::detail::cuda::copy_tuned_whole<device_class::h100, 4>>(
         xpose::detail::cuda::tuned_tiles::whole_h100),
-    whole_tile_of<8, xpose::detail::cuda::copy_tuned_whole<8>>(
+    whole_tile_of<8, xpose::detail::cuda::copy_tuned_whole<device_class::h100, 8>>(
         xpose::detail::cuda::tuned_tiles::whole_h100),
-    whole_tile_of<2, xpose::detail::cuda::copy_tuned_whole_h200<2>>(
+    whole_tile_of<2, xpose::detail::cuda::copy_tuned_whole<device_class::h200, 2>>(
         xpose::detail::cuda::tuned_tiles::whole_h200),
-    whole_tile_of<4, xpose::detail::cuda::copy_tuned_whole_h200<4>>(
+    whole_tile_of<4, xpose::detail::cuda::copy_tuned_whole<device_class::h200, 4>>(
         xpose::detail::cuda::tuned_tiles::whole_h200),
-    whole_tile_of<8, xpose::detail::cuda::copy_tuned_whole_h200<8>>(
+    whole_tile_of<8, xpose::detail::cuda::copy_tuned_whole<device_class::h200, 8>>(
         xpose::detail::cuda::tuned_tiles::whole_h200),
-    whole_tile_of<16, xpose::detail::cuda::copy_tuned_whole_h200<16>>(
+    whole_tile_of<16, xpose::detail::cuda::copy_tuned_whole<device_class::h200, 16>>(
         xpose::detail::cuda::tuned_tiles::whole_h200)};
 
-// copy_tuned's whole tiles, the H100's (copy_tuned_whole: 4- and 8-byte elements) and the H200's
-// (copy_tuned_whole_h200: 2, 4, 8, 16 bytes), on small shapes under compute-sanitizer, on any
-// device: one tile, a tall shape (still walked down), padded rows, a strided batch at pointers on
-// 16 bytes past the allocation's 256. Shapes they do not fit, other element sizes and regions
-// throw internal_error and leave the destination untouched.
+// copy_tuned's whole tiles, the H100's (copy_tuned_whole<device_class::h100, E>: 4- and 8-byte
+// elements) and the H200's (copy_tuned_whole<device_class::h200, E>: 2, 4, 8, 16 bytes), on small
+// shapes under compute-sanitizer, on any device: one tile, a tall shape (still walked down), padded
+// rows, a strided batch at pointers on 16 bytes past the allocation's 256. Shapes they do not fit,
+// other element sizes and regions throw internal_error and leave the destination untouched.
 TEST(GpuCopyUnaligned, CopyTunedWholeTilesSmallSanitizerShapes) {
   XPOSE_REQUIRE_GPU();
   using xpose::detail::cuda::tuned_tiles;
@@ -529,7 +523,7 @@ TEST(GpuCopyUnaligned, MoreTileRowsColumnStripsAndMatricesThanTheGrid) {
   using namespace xpose::detail::cuda;
   constexpr std::int64_t unaligned_tile_rows = copy_unaligned_tile_rows<4>;
   constexpr std::int64_t unaligned_8_tile_rows = copy_unaligned_tile_rows<8>;
-  constexpr std::int64_t sectors_tile_rows = copy_sectors_policy<16>::tile_rows;
+  constexpr std::int64_t sectors_tile_rows = copy_sectors_policy<device_class::other>::tile_rows;
   // copy_any_size: 3 columns of 3 or 9 bytes, destination rows off 32 bytes (odd rows; tiles of
   // 128-byte rows, which fill 3 columns of 9 bytes 1/10 better than 256-byte ones).
   constexpr std::int64_t any_size_3_tile_rows = copy_any_size_halo_policy<3>::tile_rows;
@@ -542,7 +536,7 @@ TEST(GpuCopyUnaligned, MoreTileRowsColumnStripsAndMatricesThanTheGrid) {
   check_unaligned({65535 * any_size_9_tile_rows + 45, 3, 9}, 506);
   constexpr std::int64_t unaligned_tile_cols = copy_unaligned_policy<4>::tile_bytes / 4;
   constexpr std::int64_t unaligned_8_tile_cols = copy_unaligned_policy<8>::tile_bytes / 8;
-  constexpr std::int64_t sectors_tile_cols = copy_sectors_policy<16>::tile_cols;
+  constexpr std::int64_t sectors_tile_cols = copy_sectors_policy<device_class::other>::tile_cols;
   constexpr std::int64_t any_size_3_tile_cols = copy_any_size_halo_policy<3>::tile_bytes / 3;
   // (3 rows of 9 bytes and many columns: 256-byte tile rows, which fill them as well.)
   constexpr std::int64_t any_size_9_tile_cols = copy_any_size_halo_wide_policy<9>::tile_bytes / 9;
@@ -558,10 +552,10 @@ TEST(GpuCopyUnaligned, MoreTileRowsColumnStripsAndMatricesThanTheGrid) {
   }
 }
 
-// Tiles handed out in interleaved regions (block/column_tiles.cuh, tile_regions), which the launchers
-// take only where the rows resonate with the H100's memory: every tile kernel, walked down (wide)
-// and across (tall), strips or tile rows that the regions do not divide, padded rows and a
-// strided batch at misaligned pointers, more strips or tile rows than the grid's y.
+// Tiles handed out in interleaved regions (block/column_tiles.cuh, tile_regions), which the
+// launchers take only where the rows resonate with the H100's memory: every tile kernel, walked
+// down (wide) and across (tall), strips or tile rows that the regions do not divide, padded rows
+// and a strided batch at misaligned pointers, more strips or tile rows than the grid's y.
 TEST(GpuCopyUnaligned, TilesInInterleavedRegions) {
   XPOSE_REQUIRE_GPU();
   for (int regions : {1, 2, 3, 6, 8}) {
@@ -811,12 +805,11 @@ TEST(GpuCopySkinnyAnySize, RandomShapesWithTheLibrarySlab) {
 }
 
 // The plain and the shifted skinny slabs (copy/skinny.cu), each on every shape whatever
-// choose_skinny_slabs would pick: short sides up to the most the dispatch sends the slabs
-// (most_skinny_side), long sides whole and cut, around a shifted slab's length (16 KiB over the
-// short side, in multiples of 16 elements: a tall slab's halo ends in the next slab or at the
-// matrix's end), spaced slabs and even short sides that cannot be spaced, misaligned pointers,
-// padded rows (narrow padded rows of a long tall matrix: the slab sized by their covering
-// chunks), batches.
+// choose_skinny_slabs would pick: short sides up to most_skinny_side, long sides whole and cut,
+// around a shifted slab's length (16 KiB over the short side, in multiples of 16 elements: a tall
+// slab's halo ends in the next slab or at the matrix's end), spaced slabs and even short sides that
+// cannot be spaced, misaligned pointers, padded rows (narrow padded rows of a long tall matrix: the
+// slab sized by their covering chunks), batches.
 constexpr int power_of_two_sizes[] = {1, 2, 4, 8, 16};
 constexpr xpose::detail::cuda::skinny_slabs both_slabs[] = {
     xpose::detail::cuda::skinny_slabs::plain, xpose::detail::cuda::skinny_slabs::shifted};
@@ -827,8 +820,8 @@ unaligned_case slabs(unaligned_case c, xpose::detail::cuda::skinny_slabs kind) {
 }
 
 /// The longest short side the slabs are tested on: past what the dispatch sends them (below
-/// copy_tuned's tile, copy_full_height's least rows and copy_full_width's least columns), as the
-/// dispatch sent them before those two kernels.
+/// copy_tuned's tile, copy_full_height's least rows and copy_full_width's least columns), since the
+/// launcher takes any shape.
 std::int64_t most_skinny_side(int e) {
   switch (e) {
     case 1:
