@@ -24,7 +24,7 @@ patterns=(
   'ISO date|\b20\d\d-\d\d-\d\d\b'
   "month-year date|\\b(?:${month})\\.?,?\\s+(?:19|20)\\d\\d\\b"
   'session|(?i)session'
-  "numbered run|(?i)\\bruns?\\s+#?\\d+(?!\\d|\\s*(?:${units})\\b)"
+  "numbered run|(?i)\\bruns?\\s+#?\\d+(?!\\.?\\d|\\s*(?:${units})\\b)"
   "ordinal session/attempt/run/try/round|(?i)\\b(?:${ordinal})[\\s-]+(?:sessions?|attempts?|runs?|tries|try|rounds?)\\b"
   'numbered attempt|(?i)\battempts?\s+#?\d+'
   'planning notes (DESIGN.md)|DESIGN\.md'
