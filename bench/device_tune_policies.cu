@@ -1,7 +1,8 @@
-// Device-machine tuning sweep (run by scripts/device_check.sh with TUNE=1 or TUNE=odd): times
+// Device-machine tuning sweep (built with the benchmarks when CUDA is on; run by
+// scripts/device_check.sh with TUNE=1 or TUNE=odd): times
 // candidate tile policies of copy_tuned per element size on 16-byte aligned shapes, as ratios to a
 // device-to-device copy of the same bytes (CUDA events, median of 7). The winners go into
-// src/cuda/tuning/copy_policies.hpp. Odd shapes (rows not 16-byte aligned) time candidate
+// src/cuda/tuning/. Odd shapes (rows not 16-byte aligned) time candidate
 // policies of copy_unaligned (1-, 2-, 4-, 8-byte elements; copy_sectors as the 8-byte comparison)
 // and copy_sectors (16), aligned shapes candidate policies of copy_tuned, each next to the
 // library's dispatch; every output (random data, poisoned
@@ -28,7 +29,6 @@
 // library's policies, next to the dispatch, two rounds.
 // `--profile` runs the dispatch once on 10007 x 7001 for 1-, 2-, 4- and 8-byte elements (for
 // ncu).
-// Build: nvcc -std=c++17 -O3 -arch=sm_90 -Iinclude -Isrc device_tune_policies.cu libxpose.a
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -38,14 +38,22 @@
 #include <vector>
 
 #include "cuda/copy/any_size_kernel.cuh"
-#include "cuda/tuning/copy_policies.hpp"
 #include "cuda/copy/sectors_kernel.cuh"
 #include "cuda/copy/tuned_kernel.cuh"
 #include "cuda/copy/unaligned_kernel.cuh"
+#include "cuda/dispatch/copy_dispatch.hpp"
+#include "cuda/tuning/copy_policies.hpp"
 
 using namespace xpose::detail::cuda;
 
 namespace {
+
+/// The library's dispatch for E-byte elements, as execute runs it.
+void launch_dispatch(const copy_args& a, int e) {
+  run_copy(
+      decide_copy(a, static_cast<std::size_t>(e), xpose::route::automatic, current_device_class()),
+      a, nullptr);
+}
 
 template <class F>
 float median_ms(cudaEvent_t a, cudaEvent_t b, F&& f) {
@@ -183,8 +191,7 @@ void shape_sweep(std::int64_t rows, std::int64_t cols) {
   cudaMemset(buf_c, 0x5A, bytes);
   launch_copy_seed_variant(dense(rows, cols, buf_c), E, xpose::route::copy_multi_element, nullptr);
   const copy_args a = dense(rows, cols, buf_b);
-  timed_candidate("launch_copy_tuned dispatch", bytes, copy,
-                  [&] { launch_copy_tuned(a, E, nullptr); });
+  timed_candidate("launch_copy_tuned dispatch", bytes, copy, [&] { launch_dispatch(a, E); });
   (odd_candidate<E>(rows, cols, copy, P{}), ...);
 }
 
@@ -308,7 +315,7 @@ void tiles_sweep(std::int64_t rows, std::int64_t cols) {
     const copy_args a = dense(rows, cols, buf_b);
     const bool large = choose_tuned_tiles(a, E) == tuned_tiles::large;
     timed_candidate(large ? "dispatch (large tiles)" : "dispatch (standard tiles)", bytes, copy,
-                    [&] { launch_copy_tuned(a, E, nullptr); });
+                    [&] { launch_dispatch(a, E); });
     timed_candidate("standard tiles", bytes, copy,
                     [&] { launch_copy_tuned_tiles(a, E, tuned_tiles::standard, nullptr); });
     timed_candidate("large tiles", bytes, copy,
@@ -346,7 +353,7 @@ void unaligned_sweeps() {
 void more_blocks_sweeps() {
   for (int round = 0; round < 2; ++round) {
     for (auto [r, c] : {std::pair{4095, 4097}, {3001, 7001}, {8191, 2049}})
-      shape_sweep<16, copy_sectors_policy<16>, sectors_policy<32, 32, 256, 4>,
+      shape_sweep<16, copy_sectors_policy<device_class::other>, sectors_policy<32, 32, 256, 4>,
                   sectors_policy<32, 32, 128, 8>, sectors_policy<32, 32, 512, 2>>(r, c);
     for (auto [r, c] : {std::pair{8192, 8192}, {16384, 16384}, {8208, 8176}})
       shape_sweep<1, copy_tuned_policy<1>, tile_policy<64, 128, 128, 8>,
@@ -384,7 +391,7 @@ int main(int argc, char** argv) {
   cudaMalloc(&differences, sizeof *differences);
   if (profile) {
     cudaMemcpy(buf_b, buf_a, std::int64_t{10007} * 7001 * 4, cudaMemcpyDeviceToDevice);
-    for (int e : {1, 2, 4, 8}) launch_copy_tuned(dense(10007, 7001, buf_b), e, nullptr);
+    for (int e : {1, 2, 4, 8}) launch_dispatch(dense(10007, 7001, buf_b), e);
     return cudaDeviceSynchronize() == cudaSuccess ? 0 : 1;
   }
   // The sweeps a flag names; with no flag or --odd-only, the policy sweeps below.

@@ -5,7 +5,7 @@
 # copy and to cuBLAS geam in the same run) and the PyTorch peer. Logs go under $OUT; a short
 # table is printed last.
 #   usage: scripts/device_check.sh [build-dir]     (default build-cuda; OUT defaults to ./device-out)
-#   TUNE=1 also times the candidate tile policies (scripts/device_tune_policies.cu); TUNE=odd
+#   TUNE=1 also times the candidate tile policies (bench/device_tune_policies.cu); TUNE=odd
 #   times only its odd-shape and edge-shape part (copy_unaligned policies, the dispatch);
 #   TUNE=any copy_any_size's policies (elements of 3 to 15 bytes that are not powers of two);
 #   TUNE=skinny skinny_any_size's slab sizes next to copy_any_size and the super-element kernel;
@@ -53,25 +53,18 @@ done
 
 # 4. Benchmarks.
 if [[ -n ${TUNE:-} ]]; then
-  nvcc -std=c++17 -O3 -arch=sm_90 -Iinclude -Isrc scripts/device_tune_policies.cu \
-    "$BUILD/libxpose.a" -o "$BUILD/device_tune" >>"$OUT/build.log" 2>&1
-  if [[ $TUNE == odd ]]; then
-    timeout 200 "$BUILD/device_tune" --odd-only >"$OUT/device_tune.log" 2>&1
-  elif [[ $TUNE == any ]]; then
-    timeout 200 "$BUILD/device_tune" --any-size >"$OUT/device_tune.log" 2>&1
-  elif [[ $TUNE == skinny ]]; then
-    timeout 200 "$BUILD/device_tune" --skinny-any-size >"$OUT/device_tune.log" 2>&1
-  elif [[ $TUNE == large ]]; then
-    timeout 200 "$BUILD/device_tune" --large-tiles >"$OUT/device_tune.log" 2>&1
-  elif [[ $TUNE == unaligned ]]; then
-    timeout 200 "$BUILD/device_tune" --unaligned >"$OUT/device_tune.log" 2>&1
-  elif [[ $TUNE == more-blocks ]]; then
-    timeout 200 "$BUILD/device_tune" --more-blocks >"$OUT/device_tune.log" 2>&1
-  elif [[ $TUNE == any-wide ]]; then
-    timeout 200 "$BUILD/device_tune" --any-size-wide >"$OUT/device_tune.log" 2>&1
-  else
-    timeout 200 "$BUILD/device_tune" >"$OUT/device_tune.log" 2>&1
-  fi
+  cmake --build "$BUILD" -j16 --target xpose_device_tune >>"$OUT/build.log" 2>&1
+  case $TUNE in
+    odd) flag=--odd-only ;;
+    any) flag=--any-size ;;
+    skinny) flag=--skinny-any-size ;;
+    large) flag=--large-tiles ;;
+    unaligned) flag=--unaligned ;;
+    more-blocks) flag=--more-blocks ;;
+    any-wide) flag=--any-size-wide ;;
+    *) flag= ;;
+  esac
+  timeout 200 "$BUILD/bench/xpose_device_tune" $flag >"$OUT/device_tune.log" 2>&1
   note "device_tune: rc $?"
 fi
 timeout 400 "$BUILD/tools/xpose/xpose" bench --device cuda --json-file "$OUT/xpose_bench.json" \

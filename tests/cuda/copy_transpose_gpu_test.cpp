@@ -343,17 +343,13 @@ TEST(GpuCopyTranspose, UnalignedThreadsOnEachMemory) {
   EXPECT_EQ(copy_unaligned_threads(1, unaligned_tiles::large, device_class::h200), 512);
   EXPECT_EQ(copy_unaligned_threads(1, unaligned_tiles::tall, device_class::h200), 512);
   EXPECT_THROW(copy_unaligned_threads(4, unaligned_tiles::tall, device_class::h200), error);
-  static_assert(
-      typename copy_unaligned_blocks<device_class::h200, 4,
-                                     copy_unaligned_policy<4>>::policy::min_blocks == 4 &&
-      typename copy_unaligned_blocks<device_class::h200, 8,
-                                     copy_unaligned_policy<8>>::policy::min_blocks == 4 &&
-      typename copy_unaligned_blocks<device_class::h200, 4,
-                                     copy_unaligned_policy<4>>::policy::tile_bytes ==
-          copy_unaligned_policy<4>::tile_bytes &&
-      typename copy_unaligned_blocks<device_class::h200, 4,
-                                     copy_unaligned_large<4>::policy::policy>::row_blocks ==
-          copy_unaligned_large<4>::policy::row_blocks);
+  using h200_4 = copy_unaligned_blocks<device_class::h200, 4, copy_unaligned_policy<4>>::policy;
+  using h200_8 = copy_unaligned_blocks<device_class::h200, 8, copy_unaligned_policy<8>>::policy;
+  using h200_large_4 =
+      copy_unaligned_blocks<device_class::h200, 4, copy_unaligned_large<4>::policy>::policy;
+  static_assert(h200_4::min_blocks == 4 && h200_8::min_blocks == 4 &&
+                h200_4::tile_bytes == copy_unaligned_policy<4>::tile_bytes &&
+                h200_large_4::row_blocks == copy_unaligned_large<4>::policy::row_blocks);
 }
 
 // On the H200's memory, 2-, 4-, 8- and 16-byte matrices made of whole

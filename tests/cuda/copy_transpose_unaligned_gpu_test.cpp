@@ -397,17 +397,23 @@ constexpr whole_tile_size whole_tile_of(xpose::detail::cuda::tuned_tiles tiles) 
   return {tiles, E, Whole::policy::tile_rows, Whole::policy::tile_bytes / E};
 }
 const whole_tile_size whole_tile_sizes[] = {
-    whole_tile_of<4, xpose::detail::cuda::copy_tuned_whole<device_class::h100, 4>>(
+    whole_tile_of<
+        4, xpose::detail::cuda::copy_tuned_whole<xpose::detail::cuda::device_class::h100, 4>>(
         xpose::detail::cuda::tuned_tiles::whole_h100),
-    whole_tile_of<8, xpose::detail::cuda::copy_tuned_whole<device_class::h100, 8>>(
+    whole_tile_of<
+        8, xpose::detail::cuda::copy_tuned_whole<xpose::detail::cuda::device_class::h100, 8>>(
         xpose::detail::cuda::tuned_tiles::whole_h100),
-    whole_tile_of<2, xpose::detail::cuda::copy_tuned_whole<device_class::h200, 2>>(
+    whole_tile_of<
+        2, xpose::detail::cuda::copy_tuned_whole<xpose::detail::cuda::device_class::h200, 2>>(
         xpose::detail::cuda::tuned_tiles::whole_h200),
-    whole_tile_of<4, xpose::detail::cuda::copy_tuned_whole<device_class::h200, 4>>(
+    whole_tile_of<
+        4, xpose::detail::cuda::copy_tuned_whole<xpose::detail::cuda::device_class::h200, 4>>(
         xpose::detail::cuda::tuned_tiles::whole_h200),
-    whole_tile_of<8, xpose::detail::cuda::copy_tuned_whole<device_class::h200, 8>>(
+    whole_tile_of<
+        8, xpose::detail::cuda::copy_tuned_whole<xpose::detail::cuda::device_class::h200, 8>>(
         xpose::detail::cuda::tuned_tiles::whole_h200),
-    whole_tile_of<16, xpose::detail::cuda::copy_tuned_whole<device_class::h200, 16>>(
+    whole_tile_of<
+        16, xpose::detail::cuda::copy_tuned_whole<xpose::detail::cuda::device_class::h200, 16>>(
         xpose::detail::cuda::tuned_tiles::whole_h200)};
 
 // copy_tuned's whole tiles, the H100's (copy_tuned_whole<device_class::h100, E>: 4- and 8-byte

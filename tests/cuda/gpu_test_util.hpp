@@ -25,7 +25,7 @@ inline bool have_cuda_device() {
   } while (0)
 
 /// The width of the current device's memory interface in bits: asked of the runtime here, apart
-/// from the library's own current_device_memory.
+/// from the library's own current_device_class.
 inline int memory_bus_bits() {
   int device = 0, bus_bits = 0;
   EXPECT_EQ(cudaGetDevice(&device), cudaSuccess);
@@ -35,7 +35,7 @@ inline int memory_bus_bits() {
 }
 
 /// The current device's memory in bytes, asked of the runtime here.
-inline std::size_t device_memory_bytes() {
+inline std::size_t device_class_bytes() {
   int device = 0;
   cudaDeviceProp properties{};
   EXPECT_EQ(cudaGetDevice(&device), cudaSuccess);
