@@ -1,5 +1,5 @@
 // The copy_any_size kernel template (instantiated per element size by copy/any_size.cu
-// and, with candidate policies, by scripts/device_tune_policies.cu): out-of-place transposition
+// and, with candidate policies, by bench/device_tune_policies.cu): out-of-place transposition
 // of elements of E = 3 to 15 bytes that are not powers of two (3, 5, 6, 7, 9-15), rows of any
 // alignment, with 16-byte global loads and stores (more work per thread, as in the lecture
 // slides "Matrix Transpose — get 90% bandwidth", taken to Hopper's 16-byte accesses like

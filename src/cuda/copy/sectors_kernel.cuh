@@ -1,5 +1,5 @@
 // The copy_sectors kernel template (instantiated per element size by copy/sectors.cu
-// and, with candidate policies, by scripts/device_tune_policies.cu): out-of-place transposition
+// and, with candidate policies, by bench/device_tune_policies.cu): out-of-place transposition
 // for rows of any alignment: the padded shared-memory tile with several elements per thread of
 // the lecture slides "Matrix Transpose — get 90% bandwidth", made to move whole 32-byte
 // destination sectors.
@@ -12,7 +12,7 @@
 // destination row's start to its first boundary; the first tile row also writes rows 0 ..
 // head - 1), so it loads R + S - 1 rows (S elements per sector) and every 32 lanes of a store
 // write whole sectors that no other tile touches: sector pieces written by different tiles cost
-// the L2 far more than their bytes (docs/performance.md). The shared tile's rows are padded by
+// the L2 far more than their bytes. The shared tile's rows are padded by
 // one element (at least 4 bytes), so the lanes reading consecutive rows of one column (32 lanes
 // of 4 bytes, or the 16 or 8 lanes of one 8- or 16-byte phase) land in distinct banks. Tiles from
 // the grid (block/column_tiles.cuh); 64-bit offsets.
@@ -61,7 +61,7 @@ struct sector_tile {
       if (u < load_units && row < rows_here && col < valid_cols) {
         if constexpr (E == 16)
           v[k] = load_chunk_l2_prefetch(src + row * ld + col);
-        else  // the candidate policies' smaller elements (scripts/device_tune_policies.cu)
+        else  // the candidate policies' smaller elements (bench/device_tune_policies.cu)
           v[k] = __ldcg(src + row * ld + col);
       }
     }

@@ -1,6 +1,6 @@
 // The skinny_any_size kernel templates (instantiated per element size by
 // copy/skinny_any_size.cu; its launcher takes the slab size, which
-// scripts/device_tune_policies.cu sweeps): out-of-place transposition of skinny matrices (one side
+// bench/device_tune_policies.cu sweeps): out-of-place transposition of skinny matrices (one side
 // short: the AoS <-> SoA case) of elements of E = 3 to 15 bytes that are not powers of two, rows
 // of any alignment. The slab scheme of copy/skinny.cu (the tiles of the lecture slides "Matrix
 // Transpose — get 90% bandwidth" stretched along the long side) moved as runs of bytes: a square

@@ -1,5 +1,5 @@
 // The copy_tuned kernel template (instantiated per element size and policy by
-// copy/tuned.cu and, with candidate policies, by scripts/device_tune_policies.cu):
+// copy/tuned.cu and, with candidate policies, by bench/device_tune_policies.cu):
 // out-of-place transposition through shared-memory tiles, several elements per thread (the
 // lecture slides "Matrix Transpose — get 90% bandwidth", with 16-byte accesses); one block per
 // tile, grid-stride over the tiles of all matrices of the batch, each matrix's tiles in the order
@@ -97,11 +97,11 @@ void launch_tuned_with(const copy_args& a, cudaStream_t stream) {
   launch_tuned_with<E, Policy>(a, stream, 0);
 }
 
-/// copy_tuned's whole tiles (tuned_tiles::whole_h100 and whole_h200: copy_tuned_whole and
-/// copy_tuned_whole_h200 in tuning/copy_policies.hpp):
-/// matrices made of whole Policy tiles whose source and destination rows all start on 16 bytes,
-/// their tiles walked down each strip whatever the shape (tall ones too, unlike tiles_walk_down:
-/// tuning/copy_policies.hpp says why). One tile per block, no edge paths, and
+/// copy_tuned's whole tiles (tuned_tiles::whole_h100 and whole_h200: copy_tuned_whole<D, E> in
+/// tuning/tuned.hpp): matrices made of whole Policy tiles whose source and destination rows all
+/// start on 16 bytes, their tiles walked down each strip whatever the shape (tall ones too,
+/// unlike tiles_walk_down: taller shapes than the tables' most_aspect stay on the standard
+/// tiles). One tile per block, no edge paths, and
 /// offsets inside a tile in 32 bits (whole_tiles_fit checks that they fit), so that the kernel
 /// fits the 32 registers a thread has at full occupancy.
 template <int E, class Policy>

@@ -1,5 +1,5 @@
 // The copy_unaligned kernel template (instantiated per element size by
-// copy/unaligned.cu and, with candidate policies, by scripts/device_tune_policies.cu):
+// copy/unaligned.cu and, with candidate policies, by bench/device_tune_policies.cu):
 // out-of-place transposition (more work per thread, as in the lecture slides "Matrix Transpose
 // — get 90% bandwidth") of 1-, 2-, 4- and 8-byte elements with 16-byte global loads and stores
 // for rows that do not start on 16 bytes (odd dimensions), where copy_tuned's vector paths do not
