@@ -1,0 +1,314 @@
+// Launchers of the elementary tiled transposition ("In-Place Transposition of Rectangular
+// Matrices on Accelerators", PPoPP'14, sec. 4-5; kernels and their protocol in
+// tiled_transpose_kernel.cuh): the choice of path, word sizes, groups of instances, grids and the
+// cycle-following waves with their states.
+//
+// Word sizes: the kernels move words of W bytes, the widest power of two up to 16 dividing both
+// super_bytes and the data pointer's address, so every super-element is whole words, aligned.
+// Workspace sizes never depend on the pointer: cycle following sizes its column chunks for the
+// super-element's own widest word and, on a less aligned pointer (smaller words, more chunks),
+// runs more waves through the same states.
+// Assumes: a CUDA device of compute capability 9.0 (sm_90 build) for the launches; the sizing
+// functions run without a device.
+#include "cuda/inplace/tiled_transpose.hpp"
+
+#include <algorithm>
+#include <limits>
+#include <string>
+
+#include "cuda/backend/cuda_check.hpp"
+#include "cuda/inplace/tiled_transpose_kernel.cuh"
+#include "xpose/error.hpp"
+
+namespace xpose::detail::cuda {
+
+namespace {
+
+/// On-chip blocks take groups of about this many bytes of shared memory (whole instances).
+/// Several blocks then share an SM and overlap one's loads with another's stores.
+constexpr std::size_t on_chip_group_bytes = 24 * 1024;
+
+[[noreturn]] void refuse(const std::string& what) {
+  throw error(status::internal_error, "tiled_transpose: " + what);
+}
+
+/// a * b, or the largest std::size_t when it does not fit.
+std::size_t saturating_product(std::size_t a, std::size_t b) {
+  std::size_t product = 0;
+  if (__builtin_mul_overflow(a, b, &product)) return std::numeric_limits<std::size_t>::max();
+  return product;
+}
+
+/// Throws for a stage this kernel cannot take (checked before any device call).
+void validate(const stage& s) {
+  if (s.kind != stage_kind::tiled_transpose) refuse("stage is not a tiled_transpose");
+  if (s.super_bytes == 0) refuse("super_bytes is 0");
+  if (s.rows < 0 || s.cols < 0 || s.batch < 0)
+    refuse("negative size: batch " + std::to_string(s.batch) + ", rows " + std::to_string(s.rows) +
+           ", cols " + std::to_string(s.cols));
+  std::int64_t elements = 0, total = 0;
+  if (__builtin_mul_overflow(s.rows, s.cols, &elements) ||
+      __builtin_mul_overflow(elements, s.batch, &total) ||
+      saturating_product(static_cast<std::size_t>(total), s.super_bytes) ==
+          std::numeric_limits<std::size_t>::max())
+    refuse("batch x rows x cols x super_bytes overflows");
+}
+
+bool moves_nothing(const stage& s) {
+  return s.batch == 0 || s.rows <= 1 || s.cols <= 1;
+}
+
+/// The largest power of two dividing x (x > 0), at most 16.
+std::size_t word_limit(std::uint64_t x) {
+  return static_cast<std::size_t>(std::min<std::uint64_t>(x & (~x + 1), 16));
+}
+
+/// The word size of the kernels for `s` at `data` (see the top of this file).
+int word_bytes(const stage& s, const void* data) {
+  const auto address = reinterpret_cast<std::uintptr_t>(data);
+  return static_cast<int>(
+      std::min(word_limit(s.super_bytes), address == 0 ? 16 : word_limit(address)));
+}
+
+int multiprocessors() {
+  int device = 0, count = 0;
+  check_cuda(cudaGetDevice(&device), "tiled_transpose: cudaGetDevice");
+  check_cuda(cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, device),
+             "tiled_transpose: cudaDeviceGetAttribute");
+  return count;
+}
+
+/// Blocks of `threads` with `shared` bytes that fill the device once (at least 1).
+template <class Kernel>
+std::int64_t resident_blocks(Kernel kernel, int threads, std::size_t shared) {
+  int per_multiprocessor = 0;
+  check_cuda(
+      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_multiprocessor, kernel, threads, shared),
+      "tiled_transpose: cudaOccupancyMaxActiveBlocksPerMultiprocessor");
+  return std::max<std::int64_t>(1, std::int64_t{per_multiprocessor} * multiprocessors());
+}
+
+std::int64_t ceil_div(std::int64_t a, std::int64_t b) {
+  return (a + b - 1) / b;
+}
+
+// ---- on chip -----------------------------------------------------------------------------------
+
+template <int W, int P>
+void launch_on_chip_words(unsigned char* data, tiled::on_chip_shape shape, std::size_t shared,
+                          cudaStream_t stream) {
+  const auto kernel = tiled::tiled_transpose_on_chip_kernel<W, P>;
+  constexpr const char* name = "tiled_transpose_on_chip_kernel";
+  allow_dynamic_shared(kernel, static_cast<int>(shared), name);
+  const std::int64_t blocks =
+      std::min(shape.groups, resident_blocks(kernel, tiled::on_chip_threads, shared));
+  kernel<<<static_cast<unsigned>(blocks), tiled::on_chip_threads, shared, stream>>>(data, shape);
+  check_launch(name);
+}
+
+void launch_on_chip(unsigned char* data, const stage& s, cudaStream_t stream) {
+  const std::size_t instance_shared = tiled_on_chip_instance_bytes(s);
+  if (instance_shared > tiled_on_chip_max_bytes)
+    refuse("an instance of " + std::to_string(s.rows) + " x " + std::to_string(s.cols) + " x " +
+           std::to_string(s.super_bytes) + " bytes does not fit the on-chip path's " +
+           std::to_string(tiled_on_chip_max_bytes) + " bytes of shared memory");
+  const int w = word_bytes(s, data);
+  const std::size_t row_bytes = static_cast<std::size_t>(s.cols) * s.super_bytes;
+  const std::size_t pitch = tiled_on_chip_pitch(row_bytes, static_cast<std::size_t>(w));
+  const std::size_t padded = static_cast<std::size_t>(s.rows) * pitch;
+  // Load pieces: the widest power of two dividing the row, the pitch (so no piece straddles a
+  // row and every piece lands aligned) and the pointer, at least the write-back word.
+  const int p = static_cast<int>(std::min({word_limit(row_bytes), word_limit(pitch),
+                                           word_limit(reinterpret_cast<std::uintptr_t>(data))}));
+
+  const std::int64_t fit = static_cast<std::int64_t>(tiled_on_chip_max_bytes / padded);
+  std::int64_t group =
+      std::clamp<std::int64_t>(static_cast<std::int64_t>(on_chip_group_bytes / padded), 1, fit);
+  // Small batches: smaller groups, so that at least two blocks per SM have work.
+  const std::int64_t wanted_groups = 2 * std::int64_t{multiprocessors()};
+  group = std::clamp<std::int64_t>(std::min(group, ceil_div(s.batch, wanted_groups)), 1, fit);
+
+  tiled::on_chip_shape shape;
+  shape.batch = s.batch;
+  shape.group = static_cast<std::uint32_t>(group);
+  shape.groups = ceil_div(s.batch, group);
+  shape.rows = static_cast<std::uint32_t>(s.rows);
+  shape.cols = static_cast<std::uint32_t>(s.cols);
+  shape.k = static_cast<std::uint32_t>(s.super_bytes / static_cast<std::size_t>(w));
+  shape.row_bytes = static_cast<std::uint32_t>(row_bytes);
+  shape.pitch = static_cast<std::uint32_t>(pitch);
+  shape.instance_bytes = static_cast<std::uint32_t>(row_bytes * static_cast<std::size_t>(s.rows));
+  shape.by_k = tiled::fast_divmod(shape.k);
+  shape.by_rows = tiled::fast_divmod(shape.rows);
+  shape.by_instance_elements = tiled::fast_divmod(shape.rows * shape.cols);
+  shape.by_row_bytes = tiled::fast_divmod(shape.row_bytes);
+  const std::size_t shared = static_cast<std::size_t>(group) * padded;
+
+  switch (w * 100 + p) {
+    case 101:
+      return launch_on_chip_words<1, 1>(data, shape, shared, stream);
+    case 102:
+      return launch_on_chip_words<1, 2>(data, shape, shared, stream);
+    case 104:
+      return launch_on_chip_words<1, 4>(data, shape, shared, stream);
+    case 202:
+      return launch_on_chip_words<2, 2>(data, shape, shared, stream);
+    case 204:
+      return launch_on_chip_words<2, 4>(data, shape, shared, stream);
+    case 404:
+      return launch_on_chip_words<4, 4>(data, shape, shared, stream);
+    case 808:
+      return launch_on_chip_words<8, 8>(data, shape, shared, stream);
+    case 1616:
+      return launch_on_chip_words<16, 16>(data, shape, shared, stream);
+    default:
+      refuse("no on-chip kernel for words of " + std::to_string(w) + " bytes and pieces of " +
+             std::to_string(p));
+  }
+}
+
+// ---- cycle following ---------------------------------------------------------------------------
+
+/// Column chunks of a super-element of `words` words: a group of 32 lanes carries at most
+/// 32 * cycle_words_per_lane words; chunks are made as even as possible.
+std::int64_t chunks_for(std::int64_t words) {
+  return ceil_div(words, 32 * tiled::cycle_words_per_lane);
+}
+
+/// 32-bit state words per instance (and chunk): 2 bits per super-element, 16 per word.
+std::int64_t state_words(const stage& s) {
+  return ceil_div(s.rows * s.cols, 16);
+}
+
+std::size_t cycle_workspace(const stage& s) {
+  const auto per_virtual = static_cast<std::size_t>(state_words(s)) * 4;
+  const std::int64_t total = s.batch * tiled_cycle_chunks(s);
+  const auto per_wave = static_cast<std::int64_t>(
+      std::max<std::size_t>(1, tiled_cycle_wave_state_bytes / per_virtual));
+  return static_cast<std::size_t>(std::min(total, per_wave)) * per_virtual;
+}
+
+template <int W>
+void launch_cycles_words(unsigned char* data, tiled::cycle_shape shape, std::int64_t total,
+                         std::int64_t capacity, std::uint32_t* states, cudaStream_t stream) {
+  const auto kernel = tiled::tiled_transpose_cycles_kernel<W>;
+  constexpr const char* name = "tiled_transpose_cycles_kernel";
+  const std::int64_t resident = resident_blocks(kernel, tiled::cycle_threads, 0);
+  const std::int64_t groups_per_block = tiled::cycle_threads / shape.lanes;
+  for (std::int64_t first = 0; first < total; first += capacity) {
+    shape.first_virtual = first;
+    shape.virtuals = std::min(capacity, total - first);
+    check_cuda(
+        cudaMemsetAsync(states, 0, static_cast<std::size_t>(shape.virtuals * shape.state_words) * 4,
+                        stream),
+        "tiled_transpose: cudaMemsetAsync of the cycle states");
+    const std::int64_t blocks =
+        std::min(resident, ceil_div(shape.virtuals * shape.size, groups_per_block));
+    const std::int64_t stride = blocks * groups_per_block;
+    shape.stride_v = stride / shape.size;
+    shape.stride_i = stride % shape.size;
+    kernel<<<static_cast<unsigned>(blocks), tiled::cycle_threads, 0, stream>>>(data, states, shape);
+    check_launch(name);
+  }
+}
+
+void launch_cycles(unsigned char* data, const stage& s, void* workspace, cudaStream_t stream) {
+  const std::size_t workspace_bytes = cycle_workspace(s);
+  if (workspace == nullptr)
+    refuse("cycle following needs a workspace of " + std::to_string(workspace_bytes) + " bytes");
+  if (reinterpret_cast<std::uintptr_t>(workspace) % 4 != 0)
+    refuse("the workspace is not 4-byte aligned");
+  const int w = word_bytes(s, data);
+  tiled::cycle_shape shape;
+  shape.rows = s.rows;
+  shape.cols = s.cols;
+  shape.size = s.rows * s.cols;
+  shape.super_bytes = static_cast<std::int64_t>(s.super_bytes);
+  const std::int64_t words = shape.super_bytes / w;
+  shape.chunks = chunks_for(words);
+  shape.words = static_cast<std::uint32_t>(words);
+  shape.chunk_words = static_cast<std::uint32_t>(ceil_div(words, shape.chunks));
+  const std::int64_t lanes_needed = ceil_div(shape.chunk_words, tiled::cycle_words_per_lane);
+  shape.lanes = 1;
+  while (shape.lanes < lanes_needed) shape.lanes *= 2;
+  shape.state_words = state_words(s);
+  shape.small = shape.size <= (std::int64_t{1} << 32);
+  if (shape.small) shape.by_cols = tiled::fast_divmod(static_cast<std::uint32_t>(s.cols));
+  const std::int64_t per_virtual = shape.state_words * 4;
+  const std::int64_t capacity =
+      std::max<std::int64_t>(1, static_cast<std::int64_t>(workspace_bytes) / per_virtual);
+  const std::int64_t total = s.batch * shape.chunks;
+  auto* states = static_cast<std::uint32_t*>(workspace);
+  switch (w) {
+    case 1:
+      return launch_cycles_words<1>(data, shape, total, capacity, states, stream);
+    case 2:
+      return launch_cycles_words<2>(data, shape, total, capacity, states, stream);
+    case 4:
+      return launch_cycles_words<4>(data, shape, total, capacity, states, stream);
+    case 8:
+      return launch_cycles_words<8>(data, shape, total, capacity, states, stream);
+    default:
+      return launch_cycles_words<16>(data, shape, total, capacity, states, stream);
+  }
+}
+
+}  // namespace
+
+std::size_t tiled_on_chip_pitch(std::size_t row_bytes, std::size_t word_bytes) {
+  if (row_bytes <= 4) return row_bytes;
+  const std::size_t unit = std::max<std::size_t>(word_bytes, 4);
+  std::size_t pitch = (row_bytes + unit - 1) / unit * unit;
+  if ((pitch / unit) % 2 == 0) pitch += unit;
+  return pitch;
+}
+
+std::size_t tiled_on_chip_instance_bytes(const stage& s) {
+  validate(s);
+  const std::size_t row_bytes = saturating_product(static_cast<std::size_t>(s.cols), s.super_bytes);
+  if (row_bytes > tiled_on_chip_max_bytes) return std::numeric_limits<std::size_t>::max();
+  std::size_t pitch = 0;
+  for (std::size_t w = 1; w <= word_limit(s.super_bytes); w *= 2)
+    pitch = std::max(pitch, tiled_on_chip_pitch(row_bytes, w));
+  return saturating_product(static_cast<std::size_t>(s.rows), pitch);
+}
+
+tiled_path choose_tiled_path(const stage& s) {
+  return tiled_on_chip_instance_bytes(s) <= tiled_on_chip_max_bytes ? tiled_path::on_chip
+                                                                    : tiled_path::cycle_following;
+}
+
+std::int64_t tiled_cycle_chunks(const stage& s) {
+  validate(s);
+  return chunks_for(static_cast<std::int64_t>(s.super_bytes / word_limit(s.super_bytes)));
+}
+
+std::size_t tiled_transpose_workspace_for_path(const stage& s, tiled_path path) {
+  validate(s);
+  if (moves_nothing(s)) return 0;
+  if (path == tiled_path::automatic) path = choose_tiled_path(s);
+  return path == tiled_path::cycle_following ? cycle_workspace(s) : 0;
+}
+
+std::size_t tiled_transpose_workspace(const stage& s) {
+  return tiled_transpose_workspace_for_path(s, tiled_path::automatic);
+}
+
+void launch_tiled_transpose_path(void* data, const stage& s, void* workspace, cudaStream_t stream,
+                                 tiled_path path) {
+  validate(s);
+  if (moves_nothing(s)) return;
+  if (data == nullptr) refuse("the data pointer is null");
+  if (path == tiled_path::automatic) path = choose_tiled_path(s);
+  auto* bytes = static_cast<unsigned char*>(data);
+  if (path == tiled_path::on_chip)
+    launch_on_chip(bytes, s, stream);
+  else
+    launch_cycles(bytes, s, workspace, stream);
+}
+
+void launch_tiled_transpose(void* data, const stage& s, void* workspace, cudaStream_t stream) {
+  launch_tiled_transpose_path(data, s, workspace, stream, tiled_path::automatic);
+}
+
+}  // namespace xpose::detail::cuda
