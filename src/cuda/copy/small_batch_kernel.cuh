@@ -1,10 +1,11 @@
 // The copy_small_batch kernel template (instantiated per element size E = 1 to 16 bytes and
 // read mode by copy/small_batch.cu): out-of-place transposition of a dense batch of small
-// matrices (2 to 64 rows and columns; one row or column is a plain copy, left to the launcher),
-// several whole matrices per block. Dense (lda == cols, ldb == rows, matrices rows * cols apart),
-// a group of G consecutive matrices is one contiguous run of G * rows * cols * E bytes in the
-// source and one in the destination, so a block, looping over the groups (grid-stride, the grid
-// the resident blocks):
+// matrices (2 to 64 rows and columns; one row or column is a plain copy, left to the launcher)
+// through shared memory, as in the lecture slides "Matrix Transpose — get 90% bandwidth", a tile
+// being a group of whole matrices. Dense (lda == cols, ldb == rows, matrices rows * cols apart), a
+// group of G consecutive matrices is one contiguous run of G * rows * cols * E bytes in the source
+// and one in the destination, so a block, looping over the groups (grid-stride, the grid the
+// resident blocks):
 //   1. fetches the source run as the aligned 16-byte chunks that cover it (cp.async; the chunk the
 //      run's end cuts byte by byte, so nothing is read past the run) into a source buffer, the
 //      next group's into a second buffer while this one moves where two fit the policy;
@@ -17,18 +18,23 @@
 //      sizes: stores the units to a destination image in shared memory, which is then written as
 //      the aligned 16-byte chunks that cover the run (the chunks the run's ends cut byte by byte),
 //      in pieces of the image's size.
-// Element reads in step 2 (read_mode): `native`, one access of E bytes (1, 2, 4, 8, 16) where the
-// source is aligned to E; `words4`, three 4-byte words (12-byte elements on 4 bytes); `funnel`,
-// the 32-bit words that cover the element at any byte position, shifted into place (__funnelshift_r)
-// and merged into the unit with __byte_perm: other sizes and alignments.
-// Bank conflicts: the source buffer's 16-byte chunks are swizzled within each 128-byte line (chunk
-// bits 4-6 XORed with address bits 7-9, and for 1-, 2-, 4-, 8- and 16-byte elements bits 10-12
-// too), so that the elements one read instruction takes down a source column (rows C * E bytes
-// apart) fall in different banks while step 1 still writes whole chunks; destination units of
-// the other sizes are an odd number of words apart, so their image stores are conflict-free.
+//
+// Element reads in step 2 (small_batch_read): `native`, one access of E bytes (1, 2, 4, 8, 16)
+// where the source is aligned to E; `words4`, three 4-byte words (12-byte elements on 4 bytes);
+// `funnel`, the 32-bit words that cover the element at any byte position, shifted into place
+// (__funnelshift_r) and merged into the unit with __byte_perm: the other sizes and alignments
+// (fewer shared-memory reads than a byte at a time).
+//
+// Bank conflicts: the source buffers' 16-byte chunks are swizzled within each 128-byte line (chunk
+// bits 4-6 XORed with address bits 7-9, and for 2-, 4-, 8- and 16-byte elements bits 10-12 too),
+// so that the elements one read instruction takes down source columns (rows C * E bytes apart)
+// fall in different banks while step 1 still writes whole chunks; destination units of the other
+// sizes are an odd number of words apart, so their image stores are conflict-free.
+//
 // Index arithmetic: 64-bit for the group's base, 32-bit inside a group (at most 64 KiB);
 // divisions by R and R * C are multiplications by precomputed reciprocals (mul_hi), and where a
-// unit spans at most two destination rows (R >= U) its positions are p0 + i * C * E plus one jump.
+// unit spans at most two destination rows (R >= U) its positions are p0 + i * C * E plus one jump
+// (none where U divides R).
 // The device pieces are __host__ __device__ so that a host loop can run them thread by thread.
 #pragma once
 
@@ -78,9 +84,10 @@ struct small_batch_element {
   static constexpr int unit_bytes = unit * E;
   static constexpr int unit_words = unit_bytes / 4;
   static constexpr int value_words = (E + 3) / 4;  ///< words holding one element
-  /// Swizzle with address bits 10-12 as well as 7-9: fewer conflicts for 2-, 4-, 8- and 16-byte
-  /// elements, more for the sizes that are not powers of two, as many for 1 byte (for two more
-  /// instructions a byte).
+  /// Swizzle with address bits 10-12 as well as 7-9: in a model of step 2's reads on the shapes
+  /// of tests/cuda/small_batch_gpu_test.cpp, fewer conflicts for 2-, 4-, 8- and 16-byte elements,
+  /// more for the sizes that are not powers of two, as many for 1 byte (for two more instructions
+  /// a byte).
   static constexpr bool fold = direct && E > 1;
 };
 
@@ -110,7 +117,8 @@ __host__ __device__ inline unsigned byte_perm(unsigned x, unsigned y, unsigned s
 #else
   const std::uint64_t both = (std::uint64_t{y} << 32) | x;
   unsigned r = 0;
-  for (int k = 0; k < 4; ++k) r |= static_cast<unsigned>((both >> (8 * ((s >> (4 * k)) & 7))) & 0xff) << (8 * k);
+  for (int k = 0; k < 4; ++k)
+    r |= static_cast<unsigned>((both >> (8 * ((s >> (4 * k)) & 7))) & 0xff) << (8 * k);
   return r;
 #endif
 }
@@ -248,8 +256,8 @@ struct group_place {
 /// group's source run into the buffer at byte `buffer` of `shared` (a multiple of 128): chunk k
 /// at swizzled byte buffer + 16 k, so the run's byte i at buffer + src_head + i.
 template <bool FOLD>
-__host__ __device__ inline void fetch_group(const group_place& g, unsigned char* shared,
-                                            int buffer, int thread, int threads) {
+__host__ __device__ inline void fetch_group(const group_place& g, unsigned char* shared, int buffer,
+                                            int thread, int threads) {
   const unsigned char* aligned = g.src - g.src_head;
   const int end = g.src_head + g.bytes;  // the run's end in positions
   const int chunks = (end + 15) / 16;
@@ -259,8 +267,7 @@ __host__ __device__ inline void fetch_group(const group_place& g, unsigned char*
     if (16 * k + 16 <= end) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
       const auto shared = static_cast<unsigned>(__cvta_generic_to_shared(to));
-      asm volatile("cp.async.cg.shared.global.L2::256B [%0], [%1], 16;\n" ::"r"(shared),
-                   "l"(from)
+      asm volatile("cp.async.cg.shared.global.L2::256B [%0], [%1], 16;\n" ::"r"(shared), "l"(from)
                    : "memory");
 #else
       *reinterpret_cast<uint4*>(to) = *reinterpret_cast<const uint4*>(from);
@@ -294,8 +301,9 @@ __host__ __device__ inline int source_position(const small_batch_params& p, int 
 /// Step 2 for one whole unit: destination elements j0 .. j0 + U - 1 of the group whose run
 /// starts at byte `origin` of the source buffers in `shared`, packed into `out`.
 template <int E, small_batch_read M, int N>
-__host__ __device__ inline void gather_unit(const small_batch_params& p, const unsigned char* shared,
-                                            int origin, unsigned j0, unsigned (&out)[N]) {
+__host__ __device__ inline void gather_unit(const small_batch_params& p,
+                                            const unsigned char* shared, int origin, unsigned j0,
+                                            unsigned (&out)[N]) {
   using traits = small_batch_element<E>;
   constexpr int U = traits::unit;
   const auto take = [&](auto i, int position) {
@@ -310,19 +318,23 @@ __host__ __device__ inline void gather_unit(const small_batch_params& p, const u
     const unsigned e = j0 - m * static_cast<unsigned>(p.matrix_elements);
     const unsigned c = mul_hi(e, p.rows_reciprocal);
     const int r0 = static_cast<int>(e - c * static_cast<unsigned>(p.rows));
-    const int p0 = origin + static_cast<int>(m) * p.matrix_bytes + r0 * p.row_bytes +
-                   static_cast<int>(c) * E;
+    const int p0 =
+        origin + static_cast<int>(m) * p.matrix_bytes + r0 * p.row_bytes + static_cast<int>(c) * E;
+    if (U > 1 && p.rows % U == 0) {
+      // Units of whole destination rows' parts (groups start on a row): no row change.
+      unrolled<0, U>([&](auto i) { take(i, p0 + decltype(i)::value * p.row_bytes); });
+      return;
+    }
     const int k1 = p.rows - r0;
-    const int p1 = p0 + (static_cast<int>(c) + 1 < p.cols ? E - p.matrix_bytes
-                                                           : -static_cast<int>(c) * E);
+    const int p1 =
+        p0 + (static_cast<int>(c) + 1 < p.cols ? E - p.matrix_bytes : -static_cast<int>(c) * E);
     unrolled<0, U>([&](auto i) {
       constexpr int I = decltype(i)::value;
       take(i, (I < k1 ? p0 : p1) + I * p.row_bytes);
     });
   } else {
-    unrolled<0, U>([&](auto i) {
-      take(i, source_position<E>(p, origin, j0 + decltype(i)::value));
-    });
+    unrolled<0, U>(
+        [&](auto i) { take(i, source_position<E>(p, origin, j0 + decltype(i)::value)); });
   }
 }
 
@@ -358,8 +370,7 @@ __host__ __device__ inline void store_words(unsigned char* to, const unsigned (&
     });
   } else {
     unrolled<0, N>([&](auto q) {
-      unrolled<0, 4>(
-          [&](auto k) { to[4 * q + k] = static_cast<unsigned char>(w[q] >> (8 * k)); });
+      unrolled<0, 4>([&](auto k) { to[4 * q + k] = static_cast<unsigned char>(w[q] >> (8 * k)); });
     });
   }
 }
@@ -374,8 +385,8 @@ __host__ __device__ inline int alignment_of(int offset) {
 /// byte to `to` (the unit's first byte).
 template <int E>
 __host__ __device__ inline void move_cut_unit(const small_batch_params& p,
-                                              const unsigned char* shared, int origin,
-                                              unsigned j0, int count, unsigned char* to) {
+                                              const unsigned char* shared, int origin, unsigned j0,
+                                              int count, unsigned char* to) {
   constexpr bool fold = small_batch_element<E>::fold;
   for (int i = 0; i < count; ++i) {
     const int position = source_position<E>(p, origin, j0 + i);
@@ -402,8 +413,7 @@ __host__ __device__ inline void move_direct(const small_batch_params& p, const g
   }
   const int cut = g.elements - whole * U;
   if (cut > 0 && thread == whole % threads)
-    move_cut_unit<E>(p, shared, origin, static_cast<unsigned>(whole * U), cut,
-                     g.dst + 16 * whole);
+    move_cut_unit<E>(p, shared, origin, static_cast<unsigned>(whole * U), cut, g.dst + 16 * whole);
 }
 
 /// A piece of a group's destination run for the other sizes: units [first, end), run bytes
