@@ -205,7 +205,12 @@ plan plan_inplace(const matrix_desc& desc, const plan_options& options) {
   p->in_place = true;
   resolve_options(options, *p);
   detail::validate_and_normalize(desc, true, *p);
-  detail::plan_inplace_stages(*p, detail::cpu::workspace_bytes);
+#ifdef XPOSE_HAVE_CUDA
+  if (p->options.target == device::cuda)
+    detail::plan_inplace_stages(*p, detail::cuda::inplace_workspace_bytes);
+  else
+#endif
+    detail::plan_inplace_stages(*p, detail::cpu::workspace_bytes);
   prepare_backend(*p);
   return plan(std::move(p));
 }

@@ -35,7 +35,7 @@ inline int memory_bus_bits() {
 }
 
 /// The current device's memory in bytes, asked of the runtime here.
-inline std::size_t device_class_bytes() {
+inline std::size_t device_memory_bytes() {
   int device = 0;
   cudaDeviceProp properties{};
   EXPECT_EQ(cudaGetDevice(&device), cudaSuccess);

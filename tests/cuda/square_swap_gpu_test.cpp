@@ -85,16 +85,18 @@ TEST(GpuSquareSwap, ErrorLeftPendingByAnEarlierCallIsNotTakenForALaunchFailure) 
   EXPECT_EQ(cudaPeekAtLastError(), cudaSuccess);
 }
 
-// Plans are made without touching the device: runs without one too (CI).
-TEST(GpuSquareSwap, RejectsNonSquareInPlaceWithClearMessage) {
+// A route with CPU-only stages is refused by name before any device memory is taken: runs
+// without a device too (CI).
+TEST(GpuSquareSwap, NonSquareInPlaceRefusesCpuOnlyRoutes) {
   plan_options options;
   options.target = device::cuda;
+  options.forced_route = route::row_column;
   try {
     plan_inplace({300, 200, 4}, options);
     FAIL() << "expected xpose::error";
   } catch (const error& err) {
     EXPECT_EQ(err.code(), status::unsupported);
-    EXPECT_NE(std::string(err.what()).find("not yet implemented on the GPU"), std::string::npos)
+    EXPECT_NE(std::string(err.what()).find("runs on the CPU only"), std::string::npos)
         << err.what();
   }
 }

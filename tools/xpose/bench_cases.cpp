@@ -249,6 +249,25 @@ std::vector<bench_case> default_cuda_cases() {
     add(cases, "gpu skinny 12-byte", cuda, false, route::copy_tuned, {{1000000, narrow, 12}});
   for (const std::int64_t narrow : {2, 8, 32})
     add(cases, "gpu skinny 12-byte", cuda, false, route::copy_tuned, {{narrow, 1000000, 12}});
+  // In place, non-square: the PPoPP'14 paper's Table 2 shapes, primes, other element sizes, and
+  // the 4-stage route next to the 3-stage one.
+  const std::string rectangular = "cuda in-place rectangular";
+  add(cases, rectangular, cuda, true, route::automatic,
+      {{7200, 1800, 4},
+       {5100, 2500, 4},
+       {4000, 3200, 4},
+       {3300, 3900, 4},
+       {2500, 5100, 4},
+       {1800, 7200, 4},
+       {20000, 5000, 4},
+       {7919, 1800, 4},
+       {7919, 10007, 4},
+       {7200, 1800, 8},
+       {7200, 1800, 2},
+       {7200, 1800, 1},
+       {1000000, 16, 4},
+       {32, 1000000, 4}});
+  add(cases, rectangular, cuda, true, route::four_stage, {{7200, 1800, 4}, {5100, 2500, 4}});
   for (const route r : {route::copy_naive, route::copy_shared_tiles, route::copy_padded_tiles,
                         route::copy_multi_element, route::copy_tuned})
     cases.push_back({"cuda out-of-place seed variants", cuda, false, r, 4096, 4096, 4});
@@ -281,8 +300,16 @@ std::vector<bench_case> cases_for_device(const bench_options& options, xpose::de
                        options.route, s.rows, s.cols, options.elem_size, options.batch});
     return cases;
   }
-  if (target == xpose::device::cpu) return options.quick ? quick_cpu_cases() : default_cpu_cases();
-  return options.quick ? quick_cuda_cases() : default_cuda_cases();
+  std::vector<bench_case> cases = target == xpose::device::cpu
+                                      ? (options.quick ? quick_cpu_cases() : default_cpu_cases())
+                                      : (options.quick ? quick_cuda_cases() : default_cuda_cases());
+  if (!options.group.empty())
+    cases.erase(std::remove_if(cases.begin(), cases.end(),
+                               [&](const bench_case& c) {
+                                 return c.group.find(options.group) == std::string::npos;
+                               }),
+                cases.end());
+  return cases;
 }
 
 }  // namespace xpose_cli

@@ -169,6 +169,10 @@ void add_bench_options(CLI::App& bench, bench_options& options, parse_targets& t
   bench.add_option("--threads", options.threads, "CPU threads (default: OpenMP default)")
       ->option_text("N")
       ->check(integer_in(0, 4096));
+  bench
+      .add_option("--group", options.group,
+                  "run only the default cases whose group contains TEXT (e.g. 'in-place')")
+      ->option_text("TEXT");
   bench.add_flag("--quick", options.quick, "small shapes, caches not evicted (seconds; for tests)");
   bench.add_flag("--json", options.json, "machine-readable rows on stdout instead of the table");
   bench.add_option("--json-file", options.json_file, "also write the JSON rows to PATH")

@@ -37,6 +37,7 @@ struct bench_options {
   int reps = 7;
   int threads = 0;  ///< 0 = OpenMP default
   bool quick = false;
+  std::string group;  ///< run only the default cases whose group contains this text
 };
 
 struct plan_command_options {

@@ -6,12 +6,16 @@
 
 #include <cuda_runtime.h>
 
+#include <algorithm>
+#include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <string>
 
 #include "cuda/backend/cuda_check.hpp"
 #include "cuda/copy/launchers.hpp"
 #include "cuda/dispatch/copy_dispatch.hpp"
+#include "cuda/inplace/tiled_transpose.hpp"
 #include "xpose/error.hpp"
 
 namespace xpose::detail::cuda {
@@ -53,8 +57,31 @@ void take_earlier_error() {
 
 }  // namespace
 
-std::size_t prepare(plan_data& plan) {
+bool runs_on_gpu(const stage& s) {
+  switch (s.kind) {
+    case stage_kind::copy_transpose:
+      return is_gpu_copy_variant(s.variant);
+    case stage_kind::square_swap:
+      return s.variant == route::square_tile_swap || s.variant == route::square_naive;
+    case stage_kind::tiled_transpose:
+      return true;
+    default:
+      return false;
+  }
+}
+
+std::size_t inplace_workspace_bytes(const plan_data& plan) {
+  std::size_t bytes = 0;
   for (const stage& s : plan.stages) {
+    if (!runs_on_gpu(s)) return std::numeric_limits<std::size_t>::max();
+    if (s.kind == stage_kind::tiled_transpose)
+      bytes = std::max(bytes, tiled_transpose_workspace(s));
+  }
+  return bytes;
+}
+
+std::size_t prepare(plan_data& plan) {
+  for (stage& s : plan.stages) {
     switch (s.kind) {
       case stage_kind::copy_transpose:
         if (!is_gpu_copy_variant(s.variant))
@@ -68,18 +95,23 @@ std::size_t prepare(plan_data& plan) {
                                                " runs on the CPU only; the GPU runs "
                                                "square_tile_swap and square_naive");
         break;
+      case stage_kind::tiled_transpose:
+        // The GPU runs every stage as its own pass: the CPU's slab-by-slab fusion of 0010 and
+        // 0100 keeps a slab in a core's cache, which a grid of blocks does not share.
+        s.fused_with_next = false;
+        s.passes = std::max(s.passes, 1.0);
+        break;
       default:
-        if (plan.rows == plan.cols)
-          throw error(status::unsupported, "in-place route " + std::string(to_string(plan.chosen)) +
-                                               " runs on the CPU only; in place, the GPU runs "
-                                               "square_tile_swap and square_naive");
         throw error(status::unsupported,
-                    "in-place transposition of non-square matrices is not yet implemented on "
-                    "the GPU (stage " +
-                        s.label + ")");
+                    "in-place route " + std::string(to_string(plan.chosen)) + " (stage " + s.label +
+                        ") runs on the CPU only; on the GPU, non-square matrices run the routes "
+                        "made of tiled transpositions: three_stage, four_stage and "
+                        "cycle_following");
     }
   }
-  return 0;
+  plan.predicted_passes = 0;
+  for (const stage& s : plan.stages) plan.predicted_passes += s.passes;
+  return inplace_workspace_bytes(plan);
 }
 
 std::string kernel_text(const stage& s) {
@@ -88,6 +120,12 @@ std::string kernel_text(const stage& s) {
   if (s.kind == stage_kind::copy_transpose)
     return describe_copy(copy_args_of(s, nullptr, nullptr), s.super_bytes, s.variant,
                          current_device_class());
+  if (s.kind == stage_kind::tiled_transpose)
+    return choose_tiled_path(s) == tiled_path::on_chip
+               ? "tiled_transpose on chip: whole instances per block through shared memory, "
+                 "written back transposed after a barrier"
+               : "tiled_transpose by cycle following: every super-element claimed through "
+                 "2-bit states in the workspace, moved once along its cycle";
   const std::string word = std::to_string(w) + (w == 1 ? " byte" : " bytes");
   if (k != 1)
     return "super-element tile swap, each " + std::to_string(s.super_bytes) + "-byte element as " +
@@ -101,28 +139,40 @@ std::string kernel_text(const stage& s) {
 std::shared_ptr<void> allocate_workspace(std::size_t bytes) {
   if (bytes == 0) return nullptr;
   void* memory = nullptr;
-  if (cudaMalloc(&memory, bytes) != cudaSuccess) {
+  const cudaError_t failed = cudaMalloc(&memory, bytes);
+  if (failed != cudaSuccess) {
     cudaGetLastError();  // clear the error so later calls do not report it
-    throw error(status::out_of_memory,
-                "cannot allocate " + std::to_string(bytes) + " bytes of device workspace");
+    throw error(failed == cudaErrorMemoryAllocation ? status::out_of_memory : status::device_error,
+                "cannot allocate " + std::to_string(bytes) +
+                    " bytes of device workspace: " + cudaGetErrorString(failed));
   }
   return std::shared_ptr<void>(memory, [](void* p) { cudaFree(p); });
 }
 
 void execute_inplace(const plan_data& plan, void* data) {
   take_earlier_error();
+  const std::size_t matrix_bytes =
+      static_cast<std::size_t>(plan.batch_stride) * plan.desc.elem_size;
   for (const stage& s : plan.stages) {
-    if (s.kind != stage_kind::square_swap)
+    if (s.kind == stage_kind::square_swap) {
+      const int w = word_bytes_for(s.super_bytes, data, data);
+      square_args a;
+      a.data = data;
+      a.batch = plan.desc.batch;
+      a.n = s.rows;
+      a.ld = s.lda;
+      a.stride = plan.batch_stride;
+      launch_square_swap(a, w, static_cast<std::int64_t>(s.super_bytes) / w, s.variant,
+                         stream_of(plan));
+    } else if (s.kind == stage_kind::tiled_transpose) {
+      // The stages apply to each matrix of the batch in turn; a stage's own batch is its
+      // instances within one matrix.
+      for (std::int64_t b = 0; b < plan.desc.batch; ++b)
+        launch_tiled_transpose(static_cast<std::byte*>(data) + b * matrix_bytes, s,
+                               plan.workspace.get(), stream_of(plan));
+    } else {
       throw error(status::internal_error, "GPU in-place plan holds a stage prepare() rejects");
-    const int w = word_bytes_for(s.super_bytes, data, data);
-    square_args a;
-    a.data = data;
-    a.batch = plan.desc.batch;
-    a.n = s.rows;
-    a.ld = s.lda;
-    a.stride = plan.batch_stride;
-    launch_square_swap(a, w, static_cast<std::int64_t>(s.super_bytes) / w, s.variant,
-                       stream_of(plan));
+    }
   }
 }
 

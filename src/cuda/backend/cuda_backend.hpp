@@ -2,12 +2,18 @@
 #pragma once
 
 #include <cstddef>
+#include <memory>
 #include <string>
 
 #include "plan/plan_data.hpp"
 
 namespace xpose::detail::cuda {
 
+/// Whether stage `s` runs on the GPU.
+bool runs_on_gpu(const stage& s);
+/// The device workspace bytes the plan's stages need on the GPU, or SIZE_MAX where a stage does
+/// not run there (so that the planner's route choice passes such routes over).
+std::size_t inplace_workspace_bytes(const plan_data& plan);
 /// Checks that the plan's stages can run on the GPU (throws xpose::error{unsupported} if not)
 /// and returns the device workspace bytes it needs.
 std::size_t prepare(plan_data& plan);
