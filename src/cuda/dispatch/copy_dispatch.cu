@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <string>
 
+#include "cuda/copy/small_batch.hpp"
 #include "cuda/tuning/copy_policies.hpp"
 #include "xpose/error.hpp"
 
@@ -154,7 +155,9 @@ copy_decision decide_copy(const copy_args& a, std::size_t elem_bytes, route vari
     d.family = d.words_per_element != 1 ? copy_family::super_elements : copy_family::seed_variant;
     return d;
   }
-  if (full_height_any_size_chosen(a, elem_bytes, w)) {
+  if (small_batch_takes(a, elem_bytes)) {
+    d.family = copy_family::small_batch;
+  } else if (full_height_any_size_chosen(a, elem_bytes, w)) {
     d.family = copy_family::full_height_any_size;
     d.regions = full_height_regions(a, elem_bytes, device);
   } else if (skinny_any_size_chosen(a, elem_bytes, w)) {
@@ -201,6 +204,8 @@ void run_copy(const copy_decision& d, const copy_args& a, cudaStream_t stream) {
   switch (d.family) {
     case copy_family::seed_variant:
       return launch_copy_seed_variant(a, w, d.variant, stream);
+    case copy_family::small_batch:
+      return launch_copy_small_batch(a, d.elem_bytes, stream);
     case copy_family::full_height_any_size:
       return launch_copy_full_height_any_size(a, d.elem_bytes, stream, d.regions);
     case copy_family::skinny_any_size:
@@ -231,6 +236,9 @@ std::string copy_decision_text(const copy_decision& d, const copy_args& a) {
   switch (d.family) {
     case copy_family::seed_variant:
       return std::string(to_string(d.variant)) + ", the seed slides' kernel";
+    case copy_family::small_batch:
+      return "copy_small_batch, whole matrices of the batch per block through shared memory, "
+             "16-byte accesses where the batch is dense and aligned";
     case copy_family::full_height_any_size:
       return "copy_full_height, short rows that tiles would cut: one tile covers every row, "
              "each " +

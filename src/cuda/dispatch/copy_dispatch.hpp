@@ -18,6 +18,7 @@ namespace xpose::detail::cuda {
 /// The kernel families of src/cuda/copy/, in the order decide_copy tries them.
 enum class copy_family {
   seed_variant,          ///< the seed slides' progression (forced routes)
+  small_batch,           ///< batches of small matrices, several per block
   full_height_any_size,  ///< 3-15 byte elements, short and wide
   skinny_any_size,       ///< 3-15 byte elements, skinny
   any_size,              ///< 3-15 byte elements, tiles
