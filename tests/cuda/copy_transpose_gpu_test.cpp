@@ -255,7 +255,7 @@ TEST(GpuCopyTranspose, LargeTilesOnlyWhereMeasuredAhead) {
   const bool h100_memory = xpose::test::has_h100_memory_interface();
   EXPECT_EQ(h100_memory_interface(), h100_memory);
   const int bus_bits = xpose::test::memory_bus_bits();
-  const bool h200_size = xpose::test::device_class_bytes() >= std::size_t{128} << 30;
+  const bool h200_size = xpose::test::device_memory_bytes() >= std::size_t{128} << 30;
   EXPECT_EQ(current_device_class(), bus_bits == 5120                ? device_class::h100
                                     : bus_bits == 6016 && h200_size ? device_class::h200
                                                                     : device_class::other);
@@ -955,6 +955,31 @@ TEST(GpuCopyTranspose, DescribeNamesTheRegions) {
     EXPECT_EQ(t->find("3 interleaved regions") != std::string::npos, h100_memory) << *t;
   for (const std::string& t : {text(100, 82001, 4), text(8, 327680, 4), text(2048, 2048, 4)})
     EXPECT_EQ(t.find("interleaved regions"), std::string::npos) << t;
+}
+
+// The one dispatch decision on batches of small matrices: copy_small_batch for dense batches,
+// but 64 x 64 matrices of 2- to 16-byte words stay on the tiles, and a single matrix is no batch
+// (device-free: runs in CI).
+TEST(GpuCopyTranspose, DispatchSendsBatchesOfSmallMatricesToCopySmallBatch) {
+  using detail::cuda::copy_family;
+  const auto family = [](std::int64_t batch, std::int64_t rows, std::int64_t cols, std::size_t e) {
+    detail::cuda::copy_args a;
+    a.batch = batch;
+    a.rows = rows;
+    a.cols = cols;
+    a.lda = cols;
+    a.ldb = rows;
+    a.src_stride = a.dst_stride = rows * cols;
+    return detail::cuda::decide_copy(a, e, route::automatic, detail::cuda::device_class::h200)
+        .family;
+  };
+  for (std::size_t e : {1, 2, 3, 4, 8, 12, 16}) {
+    EXPECT_EQ(family(4096, 32, 32, e), copy_family::small_batch) << e;
+    EXPECT_EQ(family(4096, 24, 40, e), copy_family::small_batch) << e;
+    EXPECT_NE(family(1, 32, 32, e), copy_family::small_batch) << e;
+  }
+  for (std::size_t e : {2, 4, 8, 16}) EXPECT_NE(family(4096, 64, 64, e), copy_family::small_batch);
+  for (std::size_t e : {1, 3, 12}) EXPECT_EQ(family(4096, 64, 64, e), copy_family::small_batch);
 }
 
 // Plans are made without touching the device: runs without one too (CI).

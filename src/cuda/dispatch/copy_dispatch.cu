@@ -110,6 +110,15 @@ copy_kernel choose_for(const copy_args& a) {
   return tiles;
 }
 
+/// Whether the dispatch sends a batch copy_small_batch takes to it: all but 64 x 64 matrices of
+/// 2- to 16-byte words, which the tile kernels move faster.
+/// H200: 8-byte 2048 x 64 x 64 0.969 x copy on copy_tuned's tiles vs 0.947 on copy_small_batch.
+bool small_batch_chosen(const copy_args& a, std::size_t elem_bytes) {
+  if (!small_batch_takes(a, elem_bytes)) return false;
+  const bool word = elem_bytes >= 2 && (elem_bytes & (elem_bytes - 1)) == 0;
+  return !(word && a.rows >= small_batch_most_side && a.cols >= small_batch_most_side);
+}
+
 bool is_automatic(route variant) {
   return variant == route::automatic || variant == route::copy_tuned;
 }
@@ -155,7 +164,7 @@ copy_decision decide_copy(const copy_args& a, std::size_t elem_bytes, route vari
     d.family = d.words_per_element != 1 ? copy_family::super_elements : copy_family::seed_variant;
     return d;
   }
-  if (small_batch_takes(a, elem_bytes)) {
+  if (small_batch_chosen(a, elem_bytes)) {
     d.family = copy_family::small_batch;
   } else if (full_height_any_size_chosen(a, elem_bytes, w)) {
     d.family = copy_family::full_height_any_size;
