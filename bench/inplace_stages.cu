@@ -1,0 +1,132 @@
+// Device benchmark of the GPU in-place routes stage by stage: for each shape, the stages of the
+// 3-stage and 4-stage routes (PPoPP'14 sec. 4.1-4.2, with the planner's tile choice) are timed
+// one at a time on a device buffer, each as a ratio to a device-to-device copy of the matrix
+// timed in the same run (CUDA events, median of 7 after a warm-up). Stages permute whatever the
+// buffer holds: only times are read here; correctness is the tests' job.
+//   usage: xpose_inplace_stages [ROWSxCOLSxELEM ...]   (default: the paper's Table 2 shapes and
+//          a few larger ones)
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "cuda/inplace/tiled_transpose.hpp"
+#include "plan/staged_routes.hpp"
+#include "xpose/route.hpp"
+
+namespace {
+
+using xpose::detail::stage;
+
+struct shape {
+  std::int64_t rows, cols;
+  std::size_t elem;
+};
+
+void check(cudaError_t e, const char* what) {
+  if (e != cudaSuccess) {
+    std::fprintf(stderr, "%s: %s\n", what, cudaGetErrorString(e));
+    std::exit(1);
+  }
+}
+
+template <class F>
+float median_ms(F&& f) {
+  cudaEvent_t a, b;
+  check(cudaEventCreate(&a), "cudaEventCreate");
+  check(cudaEventCreate(&b), "cudaEventCreate");
+  f();
+  std::vector<float> t;
+  for (int i = 0; i < 7; ++i) {
+    check(cudaEventRecord(a), "cudaEventRecord");
+    f();
+    check(cudaEventRecord(b), "cudaEventRecord");
+    check(cudaEventSynchronize(b), "cudaEventSynchronize");
+    float ms = 0;
+    check(cudaEventElapsedTime(&ms, a, b), "cudaEventElapsedTime");
+    t.push_back(ms);
+  }
+  cudaEventDestroy(a);
+  cudaEventDestroy(b);
+  std::sort(t.begin(), t.end());
+  return t[t.size() / 2];
+}
+
+std::string stage_text(const stage& s) {
+  return s.label + " (" + std::to_string(s.batch) + " x " + std::to_string(s.rows) + " x " +
+         std::to_string(s.cols) + " x " + std::to_string(s.super_bytes) + " B)";
+}
+
+void run_route(const shape& sh, xpose::route r, unsigned char* data, float copy_ms) {
+  const auto tiles = xpose::detail::choose_tiles(sh.rows, sh.cols, sh.elem, r);
+  if (!tiles) {
+    std::printf("  %-12s no tile factors\n", std::string(xpose::to_string(r)).c_str());
+    return;
+  }
+  const auto stages = r == xpose::route::three_stage
+                          ? xpose::detail::three_stage_stages(sh.rows, sh.cols, sh.elem,
+                                                              tiles->first, tiles->second)
+                          : xpose::detail::four_stage_stages(sh.rows, sh.cols, sh.elem,
+                                                             tiles->first, tiles->second);
+  std::size_t workspace_bytes = 0;
+  for (const stage& s : stages)
+    workspace_bytes = std::max(workspace_bytes, xpose::detail::cuda::tiled_transpose_workspace(s));
+  void* workspace = nullptr;
+  if (workspace_bytes) check(cudaMalloc(&workspace, workspace_bytes), "cudaMalloc workspace");
+  float total = 0;
+  for (const stage& s : stages) {
+    const float ms = median_ms(
+        [&] { xpose::detail::cuda::launch_tiled_transpose(data, s, workspace, nullptr); });
+    check(cudaGetLastError(), "launch");
+    total += ms;
+    const bool on_chip =
+        xpose::detail::cuda::choose_tiled_path(s) == xpose::detail::cuda::tiled_path::on_chip;
+    std::printf("  %-12s %-36s %-15s %9.4f ms %6.3f x copy\n",
+                std::string(xpose::to_string(r)).c_str(), stage_text(s).c_str(),
+                on_chip ? "on chip" : "cycle following", ms, copy_ms / ms);
+  }
+  std::printf("  %-12s m = %lld, n = %lld: all stages %.4f ms, %.3f x copy\n",
+              std::string(xpose::to_string(r)).c_str(), static_cast<long long>(tiles->first),
+              static_cast<long long>(tiles->second), total, copy_ms / total);
+  if (workspace) cudaFree(workspace);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<shape> shapes;
+  for (int i = 1; i < argc; ++i) {
+    long long r = 0, c = 0;
+    unsigned long e = 4;
+    if (std::sscanf(argv[i], "%lldx%lldx%lu", &r, &c, &e) < 2) {
+      std::fprintf(stderr, "xpose_inplace_stages: a shape is ROWSxCOLS[xELEM], got '%s'\n",
+                   argv[i]);
+      return 2;
+    }
+    shapes.push_back({r, c, e});
+  }
+  if (shapes.empty())
+    shapes = {{7200, 1800, 4}, {5100, 2500, 4},  {4000, 3200, 4}, {3300, 3900, 4}, {2500, 5100, 4},
+              {1800, 7200, 4}, {20000, 5000, 4}, {7200, 1800, 8}, {7200, 1800, 1}};
+  for (const shape& sh : shapes) {
+    const std::size_t bytes = static_cast<std::size_t>(sh.rows * sh.cols) * sh.elem;
+    unsigned char *data = nullptr, *other = nullptr;
+    check(cudaMalloc(&data, bytes), "cudaMalloc");
+    check(cudaMalloc(&other, bytes), "cudaMalloc");
+    check(cudaMemset(data, 0x5a, bytes), "cudaMemset");
+    const float copy_ms = median_ms([&] {
+      check(cudaMemcpyAsync(other, data, bytes, cudaMemcpyDeviceToDevice), "cudaMemcpyAsync");
+    });
+    std::printf("%lld x %lld, %zu-byte elements (%.1f MB): copy %.4f ms\n",
+                static_cast<long long>(sh.rows), static_cast<long long>(sh.cols), sh.elem,
+                bytes / 1e6, copy_ms);
+    for (xpose::route r : {xpose::route::three_stage, xpose::route::four_stage})
+      run_route(sh, r, data, copy_ms);
+    cudaFree(data);
+    cudaFree(other);
+  }
+  return 0;
+}
