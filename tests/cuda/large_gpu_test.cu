@@ -1,11 +1,10 @@
 // Matrices past 2^31 elements or 2^31 bytes on the GPU, through the public API, on each kernel
 // the dispatch can take (copy_tuned, copy_unaligned for 1-, 2-, 4- and 8-byte elements,
 // copy_sectors, the skinny slabs, copy_any_size, skinny_any_size, the super-element kernel,
-// square_tile_swap): byte k of the source holds a hash of k, and a kernel checks
-// every byte of the result against the hash of its source index, so no host copy is needed (and
-// that it catches one changed byte).
-// A case the device has too little free memory for is left out and named, and its test is
-// then reported as skipped (not passed).
+// square_tile_swap, the in-place routes of tiled transpositions): byte k of the source holds a hash
+// of k, and a kernel checks every byte of the result against the hash of its source index, so no
+// host copy is needed (and that it catches one changed byte). A case the device has too little free
+// memory for is left out and named, and its test is then reported as skipped (not passed).
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
@@ -97,6 +96,7 @@ class GpuLarge : public ::testing::Test {
   }
   void check_large_copy(std::int64_t batch, std::int64_t rows, std::int64_t cols, std::int64_t e);
   void check_large_square(std::int64_t n, std::int64_t e);
+  void check_large_rectangular(std::int64_t rows, std::int64_t cols, std::int64_t e);
 
  private:
   std::string left_out_;
@@ -138,7 +138,59 @@ void GpuLarge::check_large_square(std::int64_t n, std::int64_t e) {
   expect_transposed(data.get(), 1, n, n, e);
 }
 
+/// In place: one rows x cols matrix of e-byte elements, the workspace the plan allocates on top.
+void GpuLarge::check_large_rectangular(std::int64_t rows, std::int64_t cols, std::int64_t e) {
+  const std::int64_t bytes = rows * cols * e;
+  if (!fits(bytes, shape_name(1, rows, cols, e))) return;
+  device_buffer data(bytes);
+  fill_with_hashes<<<4096, 256>>>(data.get(), bytes);
+  ASSERT_EQ(cudaGetLastError(), cudaSuccess);
+  plan_options options;
+  options.target = device::cuda;
+  const plan p = plan_inplace({rows, cols, static_cast<std::size_t>(e)}, options);
+  std::printf("%s: %s", shape_name(1, rows, cols, e).c_str(), p.describe().c_str());
+  EXPECT_LE(static_cast<double>(p.workspace_bytes()),
+            static_cast<double>(std::int64_t{64} << 20) + static_cast<double>(bytes) / 1000);
+  p.execute(data.get());
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  expect_transposed(data.get(), 1, rows, cols, e);
+}
+
 constexpr std::int64_t two_to_the_31 = std::int64_t{1} << 31;
+
+// One matrix that fills 90 % of the device's free memory, transposed in place: what an
+// out-of-place library cannot do at all. Its columns are a multiple of 64 so that the 3-stage
+// route has tile factors.
+TEST_F(GpuLarge, InPlaceRectangularNinetyPercentOfFreeMemory) {
+  XPOSE_REQUIRE_GPU();
+  const std::int64_t target = free_device_bytes() / 10 * 9;
+  constexpr std::int64_t rows = 30000, e = 4;
+  const std::int64_t cols = target / (rows * e) / 64 * 64;
+  ASSERT_GT(cols, rows) << "too little free device memory for a test of this kind";
+  const std::int64_t bytes = rows * cols * e;
+  device_buffer data(bytes);
+  fill_with_hashes<<<4096, 256>>>(data.get(), bytes);
+  ASSERT_EQ(cudaGetLastError(), cudaSuccess);
+  plan_options options;
+  options.target = device::cuda;
+  const plan p = plan_inplace({rows, cols, static_cast<std::size_t>(e)}, options);
+  std::printf("%s (%.1f GiB, %.1f %% of the free memory before): %s",
+              shape_name(1, rows, cols, e).c_str(), bytes / double(1 << 30),
+              100.0 * bytes / (target / 9 * 10), p.describe().c_str());
+  EXPECT_LE(static_cast<double>(p.workspace_bytes()),
+            static_cast<double>(std::int64_t{64} << 20) + static_cast<double>(bytes) / 1000);
+  p.execute(data.get());
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  expect_transposed(data.get(), 1, rows, cols, e);
+}
+
+TEST_F(GpuLarge, InPlaceRectangularPastTwoToThe31) {
+  XPOSE_REQUIRE_GPU();
+  static_assert(std::int64_t{40000} * 60000 > two_to_the_31);
+  check_large_rectangular(40000, 60000, 1);  // elements past 2^31: 3-stage
+  check_large_rectangular(30000, 20000, 4);  // bytes past 2^31
+  skip_if_any_left_out();
+}
 
 TEST_F(GpuLarge, OutOfPlacePastTwoToThe31Elements) {
   XPOSE_REQUIRE_GPU();
