@@ -211,19 +211,29 @@ def print_table(data, only=None, out=sys.stdout):
 
 
 def print_summary(data, only=None, out=sys.stdout):
+    """One row per group and element size; with a single group, the group named above the table
+    instead of in a column."""
     for line in header(data):
         print(line, file=out)
-    print("\n| group | elem bytes | cases | failed | min × copy | median × copy | max × copy "
-          "| median × peer |", file=out)
-    print("|" + " --- |" * 8, file=out)
-    for group, rows in groups_of(data, only).items():
+    groups = groups_of(data, only)
+    one_group = len(groups) == 1
+    columns = ["elem bytes", "cases", "failed", "min × copy", "median × copy", "max × copy",
+               "median × peer"]
+    if one_group:
+        print(f"\n**{next(iter(groups))}**", file=out)
+    else:
+        columns.insert(0, "group")
+    print("\n| " + " | ".join(columns) + " |", file=out)
+    print("|" + " --- |" * len(columns), file=out)
+    for group, rows in groups.items():
         sizes = sorted({r.get("elem_size") for r in rows})
         for size in sizes + ["all"] if len(sizes) > 1 else sizes:
             part = [r for r in rows if size == "all" or r.get("elem_size") == size]
             ratios = [number(r.get("ratio_to_copy")) for r in part if measured(r)]
             ratios = [v for v in ratios if v is not None]
             failed = sum(1 for r in part if not r.get("skipped") and not r.get("verified"))
-            print(f"| {group} | {size} | {len(part)} | {failed} "
+            first = "|" if one_group else f"| {group} |"
+            print(f"{first} {size} | {len(part)} | {failed} "
                   f"| {fmt(min(ratios) if ratios else None, '.3f')} "
                   f"| {fmt(median_or_none(ratios), '.3f')} "
                   f"| {fmt(max(ratios) if ratios else None, '.3f')} "
