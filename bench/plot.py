@@ -182,9 +182,10 @@ def group_line(data, group, rows):
             f"median {fmt(summary.get('median_ratio_to_peer'), '.2f')} × peer")
 
 
-def print_table(data, only=None, out=sys.stdout):
-    for line in header(data):
-        print(line, file=out)
+def print_table(data, only=None, out=sys.stdout, with_header=True):
+    if with_header:
+        for line in header(data):
+            print(line, file=out)
     for group, rows in groups_of(data, only).items():
         has_peer = any(r.get("peer") for r in rows)
         has_workspace = any(r.get("in_place") for r in rows)
@@ -448,9 +449,7 @@ def main():
             if args.summary:
                 print_summary(data, args.group)
             if args.table:
-                if args.summary:
-                    print()
-                print_table(data, args.group)
+                print_table(data, args.group, with_header=not args.summary)
         return
 
     import matplotlib
