@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <string>
 
+#include "cuda/copy/skinny_narrow.hpp"
 #include "cuda/copy/small_batch.hpp"
 #include "cuda/tuning/copy_policies.hpp"
 #include "xpose/error.hpp"
@@ -166,6 +167,8 @@ copy_decision decide_copy(const copy_args& a, std::size_t elem_bytes, route vari
   }
   if (small_batch_chosen(a, elem_bytes)) {
     d.family = copy_family::small_batch;
+  } else if (copy_any_size_takes(elem_bytes) && skinny_narrow_takes(a, elem_bytes)) {
+    d.family = copy_family::skinny_narrow;
   } else if (full_height_any_size_chosen(a, elem_bytes, w)) {
     d.family = copy_family::full_height_any_size;
     d.regions = full_height_regions(a, elem_bytes, device);
@@ -215,6 +218,8 @@ void run_copy(const copy_decision& d, const copy_args& a, cudaStream_t stream) {
       return launch_copy_seed_variant(a, w, d.variant, stream);
     case copy_family::small_batch:
       return launch_copy_small_batch(a, d.elem_bytes, stream);
+    case copy_family::skinny_narrow:
+      return launch_copy_skinny_narrow(a, d.elem_bytes, stream);
     case copy_family::full_height_any_size:
       return launch_copy_full_height_any_size(a, d.elem_bytes, stream, d.regions);
     case copy_family::skinny_any_size:
@@ -248,6 +253,11 @@ std::string copy_decision_text(const copy_decision& d, const copy_args& a) {
     case copy_family::small_batch:
       return "copy_small_batch, whole matrices of the batch per block through shared memory, "
              "16-byte accesses where the batch is dense and aligned";
+    case copy_family::skinny_narrow:
+      return "copy_skinny_narrow, a short side of at most " +
+             std::to_string(skinny_narrow_most_short_side) +
+             ": the interleave or de-interleave of its streams in stretches of the long side "
+             "through shared memory, 16-byte accesses on both sides where aligned";
     case copy_family::full_height_any_size:
       return "copy_full_height, short rows that tiles would cut: one tile covers every row, "
              "each " +

@@ -19,6 +19,7 @@ namespace xpose::detail::cuda {
 enum class copy_family {
   seed_variant,          ///< the seed slides' progression (forced routes)
   small_batch,           ///< batches of small matrices, several per block
+  skinny_narrow,         ///< 3-15 byte elements, a short side of 2-16
   full_height_any_size,  ///< 3-15 byte elements, short and wide
   skinny_any_size,       ///< 3-15 byte elements, skinny
   any_size,              ///< 3-15 byte elements, tiles
