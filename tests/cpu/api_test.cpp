@@ -349,14 +349,18 @@ TEST(Plans, DescribeNamesTheGpuKernel) {
         << rows << " " << line;
     EXPECT_NE(line.find("and a halo of"), std::string::npos) << rows << " " << line;
   }
-  // Tall with 2 to 16 columns, or wide with 2 rows, and a long side of 4096 or more:
-  // copy_skinny_narrow; other shapes of fewer than 48 rows (short, wide), or at most 64 columns:
-  // skinny_any_size.
-  for (const auto& [rows, cols] :
-       {std::pair<std::int64_t, std::int64_t>{2, 100000}, {100000, 16}}) {
-    const std::string line = kernel_line(xpose::plan_copy(dense(rows, cols, 3), 0, 0, gpu));
+  // Tall with 2 to 16 columns and a long side of 4096 or more, or wide with 2 rows in words of
+  // 4 bytes or more: copy_skinny_narrow; other shapes of fewer than 48 rows (short, wide), or at
+  // most 64 columns: skinny_any_size.
+  for (const auto& [rows, cols, e] :
+       {std::tuple<std::int64_t, std::int64_t, std::size_t>{100000, 16, 3},
+        {100000, 2, 5},
+        {2, 100000, 12}}) {
+    const std::string line = kernel_line(xpose::plan_copy(dense(rows, cols, e), 0, 0, gpu));
     EXPECT_NE(line.find("copy_skinny_narrow"), std::string::npos) << rows << "x" << cols << line;
   }
+  EXPECT_NE(kernel_line(xpose::plan_copy(dense(2, 100000, 3), 0, 0, gpu)).find("skinny_any_size"),
+            std::string::npos);
   for (const auto& [rows, cols] :
        {std::pair<std::int64_t, std::int64_t>{16, 100000}, {47, 100000}, {100000, 17}, {2, 3}}) {
     const std::string line = kernel_line(xpose::plan_copy(dense(rows, cols, 3), 0, 0, gpu));

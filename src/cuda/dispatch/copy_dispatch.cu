@@ -121,12 +121,13 @@ bool small_batch_chosen(const copy_args& a, std::size_t elem_bytes) {
 }
 
 /// Whether the dispatch sends a skinny matrix of 3- to 15-byte elements to copy_skinny_narrow:
-/// tall ones (the de-interleave), and wide ones (the interleave) of two rows.
-/// H200: 12-byte 1000000 x 16 0.871 x copy vs 0.642 on the super-element kernel; 8 x 1000000
-/// 0.681 vs 0.829 on skinny_any_size, 2 x 1000000 0.811 vs 0.763.
-bool skinny_narrow_chosen(const copy_args& a, std::size_t elem_bytes) {
+/// tall ones (the de-interleave), and wide ones (the interleave) of two rows moved in words of
+/// 4 bytes or more. H200: 12-byte 1000000 x 16 0.871 x copy vs 0.642 on the super-element
+/// kernel; 2 x 1000000 0.811 vs 0.763 on skinny_any_size, but 8 x 1000000 0.681 vs 0.829 and
+/// 3-byte 2 x 16000000 0.636 vs 0.776.
+bool skinny_narrow_chosen(const copy_args& a, std::size_t elem_bytes, int word_bytes) {
   return copy_any_size_takes(elem_bytes) && skinny_narrow_takes(a, elem_bytes) &&
-         (a.rows > a.cols || a.rows <= 2);
+         (a.rows > a.cols || (a.rows <= 2 && word_bytes >= 4));
 }
 
 bool is_automatic(route variant) {
@@ -176,7 +177,7 @@ copy_decision decide_copy(const copy_args& a, std::size_t elem_bytes, route vari
   }
   if (small_batch_chosen(a, elem_bytes)) {
     d.family = copy_family::small_batch;
-  } else if (skinny_narrow_chosen(a, elem_bytes)) {
+  } else if (skinny_narrow_chosen(a, elem_bytes, w)) {
     d.family = copy_family::skinny_narrow;
   } else if (full_height_any_size_chosen(a, elem_bytes, w)) {
     d.family = copy_family::full_height_any_size;
