@@ -191,7 +191,7 @@ void shape_sweep(std::int64_t rows, std::int64_t cols) {
   cudaMemset(buf_c, 0x5A, bytes);
   launch_copy_seed_variant(dense(rows, cols, buf_c), E, xpose::route::copy_multi_element, nullptr);
   const copy_args a = dense(rows, cols, buf_b);
-  timed_candidate("launch_copy_tuned dispatch", bytes, copy, [&] { launch_dispatch(a, E); });
+  timed_candidate("the dispatch", bytes, copy, [&] { launch_dispatch(a, E); });
   (odd_candidate<E>(rows, cols, copy, P{}), ...);
 }
 

@@ -196,7 +196,8 @@ TEST(Plans, DescribeNamesRouteStagesAndWorkspace) {
   EXPECT_TRUE(data == original);
 }
 
-// GPU plans are made without touching the device, so their description is checked here too.
+// Out-of-place and square GPU plans are made without touching the device (in-place non-square
+// ones allocate their device workspace), so their description is checked here too.
 TEST(Plans, DescribeNamesTheGpuKernel) {
   if (!xpose::built_with_cuda()) GTEST_SKIP() << "built without CUDA";
   xpose::plan_options gpu;
@@ -523,7 +524,7 @@ TEST(BadInputs, ClearErrorsAndDataUntouched) {
   if (!xpose::built_with_cuda()) {
     expect_error(inplace(dense(12, 7, 4), gpu), status::unsupported, "without CUDA");
   } else {
-    // GPU plans are made without touching the device: these errors need none.
+    // These GPU plans are refused before any device memory is taken: they need no device.
     gpu.forced_route = xpose::route::row_column;
     expect_error(inplace(dense(12, 7, 4), gpu), status::unsupported,
                  "in-place route row_column (stage");

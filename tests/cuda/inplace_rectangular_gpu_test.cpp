@@ -94,6 +94,21 @@ TEST(GpuInplaceRectangular, PaperShapesAndPrimes) {
   check_inplace(2500, 5100, 1, route::three_stage, ++seed);
 }
 
+// Skinny shapes whose chunks divide the long side take skinny_chunks, all tiled transpositions.
+TEST(GpuInplaceRectangular, SkinnyChunksWithoutARemainder) {
+  XPOSE_REQUIRE_GPU();
+  std::uint64_t seed = 700;
+  for (std::size_t e : {1, 4, 12})
+    for (const auto& [rows, cols] :
+         {std::pair<std::int64_t, std::int64_t>{16, 65536}, {65536, 16}, {3, 4096}}) {
+      plan_options options;
+      options.target = device::cuda;
+      const plan p = plan_inplace({rows, cols, e}, options);
+      check_inplace(rows, cols, e, p.chosen_route(), ++seed);
+    }
+  check_inplace(16, 65536, 4, route::skinny_chunks, ++seed, 2);
+}
+
 TEST(GpuInplaceRectangular, BatchedAndRoundTrip) {
   XPOSE_REQUIRE_GPU();
   check_inplace(60, 36, 4, route::automatic, 900, 3);
@@ -111,7 +126,8 @@ TEST(GpuInplaceRectangular, BatchedAndRoundTrip) {
 }
 
 // The plan states its device workspace (allocated when the plan is made), which stays within
-// 64 MiB + 0.1 % of the matrix; non-square shapes take routes of tiled transpositions.
+// 64 MiB + 0.1 % of the matrix on these shapes (the planner's budget is 1 % of the matrix, at
+// least 256 KiB, else the least workspace); they take routes of tiled transpositions.
 TEST(GpuInplaceRectangular, WorkspaceWithinBudget) {
   XPOSE_REQUIRE_GPU();
   plan_options options;

@@ -1,7 +1,8 @@
 // The CUDA backend's entry points (cuda_backend.hpp): checks a plan's stages at plan time and
 // runs them on the caller's stream. Out-of-place stages run what the dispatch decides
 // (dispatch/copy_dispatch.hpp), which is also what a plan's text names; square in-place stages
-// run inplace/square_swap.cu.
+// run inplace/square_swap.cu, the tiled transpositions of the other in-place routes
+// inplace/tiled_transpose.cu.
 #include "cuda/backend/cuda_backend.hpp"
 
 #include <cuda_runtime.h>
@@ -96,6 +97,8 @@ std::size_t prepare(plan_data& plan) {
                                                "square_tile_swap and square_naive");
         break;
       case stage_kind::tiled_transpose:
+        s.method = choose_tiled_path(s) == tiled_path::on_chip ? tiled_method::in_cache
+                                                               : tiled_method::cycle_following;
         // The GPU runs every stage as its own pass: the CPU's slab-by-slab fusion of 0010 and
         // 0100 keeps a slab in a core's cache, which a grid of blocks does not share.
         s.fused_with_next = false;
@@ -104,9 +107,9 @@ std::size_t prepare(plan_data& plan) {
       default:
         throw error(status::unsupported,
                     "in-place route " + std::string(to_string(plan.chosen)) + " (stage " + s.label +
-                        ") runs on the CPU only; on the GPU, non-square matrices run the routes "
-                        "made of tiled transpositions: three_stage, four_stage and "
-                        "cycle_following");
+                        ") runs on the CPU only; the GPU runs the in-place routes made of tiled "
+                        "transpositions: three_stage, four_stage, cycle_following, and "
+                        "skinny_chunks where the chunks divide the long side");
     }
   }
   plan.predicted_passes = 0;

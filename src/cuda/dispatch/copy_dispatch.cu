@@ -116,7 +116,8 @@ copy_kernel choose_for(const copy_args& a) {
 /// H200: 8-byte 2048 x 64 x 64 0.969 x copy on copy_tuned's tiles vs 0.947 on copy_small_batch.
 bool small_batch_chosen(const copy_args& a, std::size_t elem_bytes) {
   if (!small_batch_takes(a, elem_bytes)) return false;
-  const bool word = elem_bytes >= 2 && (elem_bytes & (elem_bytes - 1)) == 0;
+  const bool word =
+      elem_bytes >= 2 && word_bytes_for(elem_bytes, a.src, a.dst) == static_cast<int>(elem_bytes);
   return !(word && a.rows >= small_batch_most_side && a.cols >= small_batch_most_side);
 }
 
@@ -259,7 +260,7 @@ std::string copy_decision_text(const copy_decision& d, const copy_args& a) {
   const std::string bytes = std::to_string(d.elem_bytes);
   switch (d.family) {
     case copy_family::seed_variant:
-      return std::string(to_string(d.variant)) + ", the seed slides' kernel";
+      return std::string(to_string(d.variant)) + ", the lecture slides' kernel";
     case copy_family::small_batch:
       return "copy_small_batch, whole matrices of the batch per block through shared memory, "
              "16-byte accesses where the batch is dense and aligned";
@@ -306,12 +307,12 @@ std::string copy_decision_text(const copy_decision& d, const copy_args& a) {
     case copy_family::tuned:
       return "copy_tuned's " + tuned_tiles_text(w, d.tuned);
     case copy_family::unaligned:
-      return "copy_unaligned, the leading dimensions leaving rows unaligned: rows shifted in "
+      return "copy_unaligned, rows off 16 (source) or 32 (destination) bytes: rows shifted in "
              "registers and kept column by column in shared memory, whole 32-byte destination "
              "sectors, " +
              unaligned_tiles_text(w, d.unaligned);
     case copy_family::sectors:
-      return "copy_sectors, the leading dimensions leaving rows unaligned: one element per "
+      return "copy_sectors, rows off 16 (source) or 32 (destination) bytes: one element per "
              "lane, whole 32-byte destination sectors";
   }
   return "unknown kernel family";
@@ -322,8 +323,9 @@ std::string describe_copy(const copy_args& at_best, std::size_t elem_bytes, rout
   const copy_decision best = decide_copy(at_best, elem_bytes, variant, device);
   const auto text_at = [&](std::uintptr_t src_offset, std::uintptr_t dst_offset) {
     copy_args a = at_best;
-    a.src = reinterpret_cast<const char*>(at_best.src) + src_offset;
-    a.dst = reinterpret_cast<char*>(at_best.dst) + dst_offset;
+    a.src =
+        reinterpret_cast<const void*>(reinterpret_cast<std::uintptr_t>(at_best.src) + src_offset);
+    a.dst = reinterpret_cast<void*>(reinterpret_cast<std::uintptr_t>(at_best.dst) + dst_offset);
     return copy_decision_text(decide_copy(a, elem_bytes, variant, device), a);
   };
   const std::string best_text = copy_decision_text(best, at_best);

@@ -17,7 +17,7 @@ namespace xpose::detail::cuda {
 
 /// The kernel families of src/cuda/copy/, in the order decide_copy tries them.
 enum class copy_family {
-  seed_variant,          ///< the seed slides' progression (forced routes)
+  seed_variant,          ///< the lecture slides' progression (forced routes)
   small_batch,           ///< batches of small matrices, several per block
   skinny_narrow,         ///< 3-15 byte elements, a short side of 2-16
   full_height_any_size,  ///< 3-15 byte elements, short and wide
@@ -49,7 +49,7 @@ struct copy_decision {
 /// Widest word (<= 16 bytes, a power of two) dividing the element size and both pointers.
 int word_bytes_for(std::size_t elem_bytes, const void* src, const void* dst);
 
-/// What launch_copy_tuned's word-element path runs for `a` in words of `word_bytes`: the
+/// What the dispatch runs for elements of one word, for `a` in words of `word_bytes`: the
 /// skinny slabs, copy_full_height, copy_full_width, copy_tuned's tiles, copy_unaligned or
 /// copy_sectors.
 enum class copy_kernel { skinny, tuned, unaligned, sectors, full_height, full_width };

@@ -1,4 +1,5 @@
-// Every out-of-place and square tuning table, for files that choose among several families
+// The out-of-place and square tuning tables of the tile families (copy_small_batch keeps its own
+// in tuning/small_batch.hpp), for files that choose among several families
 // (the dispatch, the tests and the tuning sweep).
 #pragma once
 

@@ -4,8 +4,8 @@
 // resident blocks), the bytes of shared memory up to which it keeps two source buffers (the next
 // group fetched while this one moves), and, for element sizes that go through a destination
 // image, that image's bytes. One policy for elements of 1, 2, 4, 8 and 16 bytes (written from the
-// source buffer straight to global memory), one for the other sizes. Untuned: to be measured on
-// the H200.
+// source buffer straight to global memory), one for the other sizes; not swept yet (H200:
+// median 0.921 x copy over the bench's batches, docs/performance.md).
 #pragma once
 
 namespace xpose::detail::cuda {
