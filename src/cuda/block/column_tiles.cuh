@@ -11,9 +11,9 @@
 
 #include <cstdint>
 
-#include "cuda/copy/launchers.hpp"
 #include "cuda/backend/cuda_check.hpp"
 #include "cuda/block/shared_tile_transpose.cuh"
+#include "cuda/copy/launchers.hpp"
 
 namespace xpose::detail::cuda {
 

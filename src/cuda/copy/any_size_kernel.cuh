@@ -37,8 +37,8 @@
 
 #include "cuda/block/column_tiles.cuh"
 #include "cuda/copy/launchers.hpp"
-#include "cuda/tuning/copy_policies.hpp"
 #include "cuda/copy/unaligned_kernel.cuh"
+#include "cuda/tuning/copy_policies.hpp"
 
 namespace xpose::detail::cuda {
 

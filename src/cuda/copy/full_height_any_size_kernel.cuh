@@ -27,10 +27,10 @@
 
 #include <cstdint>
 
+#include "cuda/backend/cuda_check.hpp"
 #include "cuda/copy/any_size_kernel.cuh"
 #include "cuda/copy/full_height_kernel.cuh"
 #include "cuda/copy/launchers.hpp"
-#include "cuda/backend/cuda_check.hpp"
 
 namespace xpose::detail::cuda {
 

@@ -34,12 +34,12 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "cuda/backend/cuda_check.hpp"
 #include "cuda/block/column_tiles.cuh"
+#include "cuda/block/shared_tile_transpose.cuh"
 #include "cuda/copy/launchers.hpp"
 #include "cuda/copy/skinny_any_size_kernel.cuh"
 #include "cuda/copy/unaligned_kernel.cuh"
-#include "cuda/backend/cuda_check.hpp"
-#include "cuda/block/shared_tile_transpose.cuh"
 
 namespace xpose::detail::cuda {
 

@@ -26,11 +26,11 @@
 
 #include <cstdint>
 
+#include "cuda/backend/cuda_check.hpp"
+#include "cuda/block/shared_tile_transpose.cuh"
 #include "cuda/copy/launchers.hpp"
 #include "cuda/copy/skinny_any_size_kernel.cuh"
 #include "cuda/copy/unaligned_kernel.cuh"
-#include "cuda/backend/cuda_check.hpp"
-#include "cuda/block/shared_tile_transpose.cuh"
 
 namespace xpose::detail::cuda {
 

@@ -20,10 +20,10 @@
 
 #include <cstdint>
 
-#include "cuda/block/column_tiles.cuh"
-#include "cuda/copy/launchers.hpp"
 #include "cuda/backend/cuda_check.hpp"
+#include "cuda/block/column_tiles.cuh"
 #include "cuda/block/shared_tile_transpose.cuh"
+#include "cuda/copy/launchers.hpp"
 
 namespace xpose::detail::cuda {
 

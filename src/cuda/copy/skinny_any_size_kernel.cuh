@@ -41,10 +41,11 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "cuda/backend/cuda_check.hpp"
+#include "cuda/backend/occupancy.hpp"
 #include "cuda/copy/any_size_kernel.cuh"
 #include "cuda/copy/launchers.hpp"
 #include "cuda/copy/unaligned_kernel.cuh"
-#include "cuda/backend/cuda_check.hpp"
 
 namespace xpose::detail::cuda {
 
@@ -425,29 +426,11 @@ __global__ void __launch_bounds__(skinny_any_size_threads, E == 3 ? 5 : 0)
 }
 
 /// Blocks of `kernel` (skinny_any_size_threads threads taking `shared` bytes of dynamic shared
-/// memory each) that fit on the device at once, at most `work_items`. The runtime's answer is
-/// kept per host thread for the last kernel, device and size asked: a plan executed in a loop
-/// asks the same each time (H100: 4.3-4.5 us of host time per launch of 3-byte 4 x 10000 vs 5.8).
+/// memory each) that fit on the device at once, at most `work_items`.
 template <class Kernel>
 unsigned resident_grid(Kernel kernel, int shared, std::int64_t work_items, const char* name) {
-  struct answer {
-    const void* kernel = nullptr;
-    int device = -1, shared = -1;
-    std::int64_t resident = 0;
-  };
-  thread_local answer last;
-  int device = 0;
-  check_cuda(cudaGetDevice(&device), name);
-  const void* const asked = reinterpret_cast<const void*>(kernel);
-  if (last.kernel != asked || last.device != device || last.shared != shared) {
-    int sms = 0, per_sm = 0;
-    check_cuda(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), name);
-    check_cuda(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel,
-                                                             skinny_any_size_threads, shared),
-               name);
-    last = {asked, device, shared, static_cast<std::int64_t>(sms) * (per_sm > 0 ? per_sm : 1)};
-  }
-  return grid_for(work_items < last.resident ? work_items : last.resident);
+  const std::int64_t resident = resident_blocks(kernel, skinny_any_size_threads, shared, name);
+  return grid_for(work_items < resident ? work_items : resident);
 }
 
 /// Runs the wide or tall kernel for E-byte elements (`a` in elements) with slabs of about

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "cuda/backend/cuda_check.hpp"
+#include "cuda/backend/occupancy.hpp"
 #include "cuda/copy/skinny_narrow_kernel.cuh"
 #include "xpose/error.hpp"
 
@@ -164,29 +165,12 @@ __global__ void __launch_bounds__(skinny_narrow_threads, 3)
 }
 
 /// Blocks of `kernel` with `shared` bytes of dynamic shared memory that fit on the device at once,
-/// at most `work_items`; the runtime's answer kept per host thread for the last kernel, device and
-/// size asked.
+/// at most `work_items`.
 template <class Kernel>
 unsigned narrow_resident_grid(Kernel kernel, int shared, std::int64_t work_items,
                               const char* name) {
-  struct answer {
-    const void* kernel = nullptr;
-    int device = -1, shared = -1;
-    std::int64_t resident = 0;
-  };
-  thread_local answer last;
-  int device = 0;
-  check_cuda(cudaGetDevice(&device), name);
-  const void* const asked = reinterpret_cast<const void*>(kernel);
-  if (last.kernel != asked || last.device != device || last.shared != shared) {
-    int sms = 0, per_sm = 0;
-    check_cuda(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), name);
-    check_cuda(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, skinny_narrow_threads,
-                                                             shared),
-               name);
-    last = {asked, device, shared, static_cast<std::int64_t>(sms) * (per_sm > 0 ? per_sm : 1)};
-  }
-  return grid_for(work_items < last.resident ? work_items : last.resident);
+  const std::int64_t resident = resident_blocks(kernel, skinny_narrow_threads, shared, name);
+  return grid_for(work_items < resident ? work_items : resident);
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include <type_traits>
 
 #include "cuda/backend/cuda_check.hpp"
+#include "cuda/backend/occupancy.hpp"
 #include "cuda/copy/small_batch_kernel.cuh"
 #include "cuda/tuning/small_batch.hpp"
 #include "xpose/error.hpp"
@@ -59,29 +60,6 @@ void with_small_batch_size(std::size_t elem_bytes, F&& f) {
       throw error(status::internal_error, "copy_small_batch: element size " +
                                               std::to_string(elem_bytes) + " is not 1 to 16");
   }
-}
-
-/// Blocks of `kernel` (`threads` threads, `shared` bytes of dynamic shared memory) that fit on
-/// the device at once; the answer kept per host thread for the last kernel, device and size.
-template <class Kernel>
-std::int64_t resident_blocks(Kernel kernel, int threads, int shared, const char* name) {
-  struct answer {
-    const void* kernel = nullptr;
-    int device = -1, shared = -1;
-    std::int64_t resident = 0;
-  };
-  thread_local answer last;
-  int device = 0;
-  check_cuda(cudaGetDevice(&device), name);
-  const void* const asked = reinterpret_cast<const void*>(kernel);
-  if (last.kernel != asked || last.device != device || last.shared != shared) {
-    int sms = 0, per_sm = 0;
-    check_cuda(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), name);
-    check_cuda(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, shared),
-               name);
-    last = {asked, device, shared, static_cast<std::int64_t>(sms) * (per_sm > 0 ? per_sm : 1)};
-  }
-  return last.resident;
 }
 
 template <int E>

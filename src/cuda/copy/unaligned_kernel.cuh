@@ -33,11 +33,11 @@
 
 #include <cstdint>
 
+#include "cuda/backend/cuda_check.hpp"
 #include "cuda/block/column_tiles.cuh"
+#include "cuda/block/shared_tile_transpose.cuh"
 #include "cuda/copy/launchers.hpp"
 #include "cuda/tuning/copy_policies.hpp"
-#include "cuda/backend/cuda_check.hpp"
-#include "cuda/block/shared_tile_transpose.cuh"
 
 namespace xpose::detail::cuda {
 

@@ -14,10 +14,10 @@
 #include <cmath>
 #include <cstdint>
 
-#include "cuda/copy/launchers.hpp"
-#include "cuda/tuning/copy_policies.hpp"
 #include "cuda/backend/cuda_check.hpp"
 #include "cuda/block/shared_tile_transpose.cuh"
+#include "cuda/copy/launchers.hpp"
+#include "cuda/tuning/copy_policies.hpp"
 
 namespace xpose::detail::cuda {
 

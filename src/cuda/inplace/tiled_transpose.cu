@@ -17,6 +17,7 @@
 #include <string>
 
 #include "cuda/backend/cuda_check.hpp"
+#include "cuda/backend/occupancy.hpp"
 #include "cuda/inplace/tiled_transpose_kernel.cuh"
 #include "xpose/error.hpp"
 
@@ -78,16 +79,6 @@ int multiprocessors() {
   return count;
 }
 
-/// Blocks of `threads` with `shared` bytes that fill the device once (at least 1).
-template <class Kernel>
-std::int64_t resident_blocks(Kernel kernel, int threads, std::size_t shared) {
-  int per_multiprocessor = 0;
-  check_cuda(
-      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_multiprocessor, kernel, threads, shared),
-      "tiled_transpose: cudaOccupancyMaxActiveBlocksPerMultiprocessor");
-  return std::max<std::int64_t>(1, std::int64_t{per_multiprocessor} * multiprocessors());
-}
-
 std::int64_t ceil_div(std::int64_t a, std::int64_t b) {
   return (a + b - 1) / b;
 }
@@ -100,8 +91,9 @@ void launch_on_chip_words(unsigned char* data, tiled::on_chip_shape shape, std::
   const auto kernel = tiled::tiled_transpose_on_chip_kernel<W, P>;
   constexpr const char* name = "tiled_transpose_on_chip_kernel";
   allow_dynamic_shared(kernel, static_cast<int>(shared), name);
-  const std::int64_t blocks =
-      std::min(shape.groups, resident_blocks(kernel, tiled::on_chip_threads, shared));
+  const std::int64_t blocks = std::min(
+      shape.groups,
+      resident_blocks(kernel, tiled::on_chip_threads, static_cast<int>(shared), "tiled_transpose"));
   kernel<<<static_cast<unsigned>(blocks), tiled::on_chip_threads, shared, stream>>>(data, shape);
   check_launch(name);
 }
@@ -193,7 +185,7 @@ void launch_cycles_words(unsigned char* data, tiled::cycle_shape shape, std::int
                          std::int64_t capacity, std::uint32_t* states, cudaStream_t stream) {
   const auto kernel = tiled::tiled_transpose_cycles_kernel<W>;
   constexpr const char* name = "tiled_transpose_cycles_kernel";
-  const std::int64_t resident = resident_blocks(kernel, tiled::cycle_threads, 0);
+  const std::int64_t resident = resident_blocks(kernel, tiled::cycle_threads, 0, "tiled_transpose");
   const std::int64_t groups_per_block = tiled::cycle_threads / shape.lanes;
   for (std::int64_t first = 0; first < total; first += capacity) {
     shape.first_virtual = first;

@@ -8,9 +8,9 @@
 // batches (grid-stride over the tiles of all matrices) and 64-bit indices.
 #include <cstdint>
 
-#include "cuda/copy/launchers.hpp"
 #include "cuda/backend/cuda_check.hpp"
 #include "cuda/block/shared_tile_transpose.cuh"
+#include "cuda/copy/launchers.hpp"
 
 namespace xpose::detail::cuda {
 
