@@ -60,17 +60,35 @@ std::string stage_text(const stage& s) {
          std::to_string(s.cols) + " x " + std::to_string(s.super_bytes) + " B)";
 }
 
+const char* path_name(xpose::detail::cuda::tiled_path path) {
+  using xpose::detail::cuda::tiled_path;
+  switch (path) {
+    case tiled_path::on_chip:
+      return "on chip";
+    case tiled_path::through_scratch:
+      return "through scratch";
+    case tiled_path::chains:
+      return "chains";
+    default:
+      return "cycle following";
+  }
+}
+
 void run_route(const shape& sh, xpose::route r, unsigned char* data, float copy_ms) {
-  const auto tiles = xpose::detail::choose_tiles(sh.rows, sh.cols, sh.elem, r);
-  if (!tiles) {
+  std::vector<stage> stages;
+  std::string tiles_text;
+  if (r == xpose::route::three_stage) {
+    stages = xpose::detail::gpu_three_stage_stages(sh.rows, sh.cols, sh.elem);
+    tiles_text = "GPU tiles";
+  } else if (const auto tiles = xpose::detail::choose_tiles(sh.rows, sh.cols, sh.elem, r)) {
+    stages =
+        xpose::detail::four_stage_stages(sh.rows, sh.cols, sh.elem, tiles->first, tiles->second);
+    tiles_text = "m = " + std::to_string(tiles->first) + ", n = " + std::to_string(tiles->second);
+  }
+  if (stages.empty()) {
     std::printf("  %-12s no tile factors\n", std::string(xpose::to_string(r)).c_str());
     return;
   }
-  const auto stages = r == xpose::route::three_stage
-                          ? xpose::detail::three_stage_stages(sh.rows, sh.cols, sh.elem,
-                                                              tiles->first, tiles->second)
-                          : xpose::detail::four_stage_stages(sh.rows, sh.cols, sh.elem,
-                                                             tiles->first, tiles->second);
   std::size_t workspace_bytes = 0;
   for (const stage& s : stages)
     workspace_bytes = std::max(workspace_bytes, xpose::detail::cuda::tiled_transpose_workspace(s));
@@ -78,19 +96,18 @@ void run_route(const shape& sh, xpose::route r, unsigned char* data, float copy_
   if (workspace_bytes) check(cudaMalloc(&workspace, workspace_bytes), "cudaMalloc workspace");
   float total = 0;
   for (const stage& s : stages) {
+    using xpose::detail::cuda::tiled_path;
+    xpose::detail::cuda::prepare_tiled_workspace(s, tiled_path::automatic, workspace);
     const float ms = median_ms(
         [&] { xpose::detail::cuda::launch_tiled_transpose(data, s, workspace, nullptr); });
     check(cudaGetLastError(), "launch");
     total += ms;
-    const bool on_chip =
-        xpose::detail::cuda::choose_tiled_path(s) == xpose::detail::cuda::tiled_path::on_chip;
     std::printf("  %-12s %-36s %-15s %9.4f ms %6.3f x copy\n",
                 std::string(xpose::to_string(r)).c_str(), stage_text(s).c_str(),
-                on_chip ? "on chip" : "cycle following", ms, copy_ms / ms);
+                path_name(xpose::detail::cuda::choose_tiled_path(s)), ms, copy_ms / ms);
   }
-  std::printf("  %-12s m = %lld, n = %lld: all stages %.4f ms, %.3f x copy\n",
-              std::string(xpose::to_string(r)).c_str(), static_cast<long long>(tiles->first),
-              static_cast<long long>(tiles->second), total, copy_ms / total);
+  std::printf("  %-12s %s: all stages %.4f ms, %.3f x copy\n",
+              std::string(xpose::to_string(r)).c_str(), tiles_text.c_str(), total, copy_ms / total);
   if (workspace) cudaFree(workspace);
 }
 

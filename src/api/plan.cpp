@@ -57,6 +57,7 @@ void prepare_backend(plan_data& p) {
 #ifdef XPOSE_HAVE_CUDA
   p.workspace_bytes = detail::cuda::prepare(p);
   p.workspace = detail::cuda::allocate_workspace(p.workspace_bytes);
+  detail::cuda::prepare_workspace(p);
 #endif
 }
 
@@ -78,9 +79,11 @@ std::string passes_text(double passes) {
   return text;
 }
 
-const char* kind_text(const detail::stage& s) {
+const char* kind_text(const detail::stage& s, device target) {
   switch (s.kind) {
     case detail::stage_kind::tiled_transpose:
+      // On the GPU the kernel line below names the path.
+      if (target == device::cuda) return "tiled transpose";
       return s.method == detail::tiled_method::in_cache ? "tiled transpose, in cache"
                                                         : "tiled transpose, cycle following";
     case detail::stage_kind::square_swap:
@@ -136,8 +139,9 @@ std::string plan::describe() const {
   out << "  route: " << to_string(p.chosen) << "\n";
   for (std::size_t i = 0; i < p.stages.size(); ++i) {
     const detail::stage& s = p.stages[i];
-    out << "  stage " << i + 1 << ": " << s.label << " — " << kind_text(s) << ": " << s.batch
-        << " x [" << s.rows << " x " << s.cols << "] of " << s.super_bytes << "-byte units";
+    out << "  stage " << i + 1 << ": " << s.label << " — " << kind_text(s, p.options.target) << ": "
+        << s.batch << " x [" << s.rows << " x " << s.cols << "] of " << s.super_bytes
+        << "-byte units";
     if (s.tile > 0) out << ", tile " << s.tile;
     if (s.fused_with_next) out << ", fused with the next stage slab by slab";
     out << ", " << passes_text(s.passes) << "\n";

@@ -66,6 +66,9 @@ struct stage {
   /// next stage covers a whole number of this stage's instances), so that a slab is transposed
   /// while it is in cache: the 0010 + 0100 pair of the 3-stage route costs one pass over DRAM.
   bool fused_with_next = false;
+  /// Where this stage's table starts in the plan's workspace: data a backend makes once at plan
+  /// time and keeps between runs (the CUDA chains' cycle tables).
+  std::size_t table_offset = 0;
 };
 
 struct plan_data {
@@ -78,6 +81,8 @@ struct plan_data {
   std::int64_t ld = 0, dst_ld = 0, batch_stride = 0, dst_batch_stride = 0;  ///< in elements
   std::vector<stage> stages;  ///< applied, in order, to each matrix of the batch
   std::size_t workspace_bytes = 0;
+  /// Where the scratch that every stage may overwrite starts in the workspace (after the tables).
+  std::size_t scratch_offset = 0;
   double predicted_passes = 0;
   /// Workspace allocated at plan time (host or device memory, per options.target).
   std::shared_ptr<void> workspace;

@@ -17,6 +17,9 @@ using workspace_function = std::function<std::size_t(const plan_data&)>;
 /// is over it, and then the one that needs least.
 inline constexpr double workspace_budget_fraction = 0.01;
 inline constexpr std::size_t workspace_floor_bytes = 256 * 1024;
+/// On the GPU: this fraction of the matrix plus the floor (64 MiB + 0.1 %), whatever its size.
+inline constexpr double gpu_workspace_budget_fraction = 0.001;
+inline constexpr std::size_t gpu_workspace_floor_bytes = std::size_t{64} << 20;
 
 /// Fills plan.stages, plan.chosen and plan.predicted_passes for an in-place transposition of
 /// the row-major plan.rows x plan.cols view. Throws xpose::error{unsupported} when a forced

@@ -106,6 +106,52 @@ std::vector<stage> four_stage_stages(std::int64_t M, std::int64_t N, std::size_t
   });
 }
 
+namespace {
+
+/// A stage of the GPU's routes: one pass whatever its path (on chip, through the scratch in L2,
+/// chains), unlike the CPU's cycle following on small super-elements.
+stage gpu_stage(const char* label, std::int64_t batch, std::int64_t rows, std::int64_t cols,
+                std::size_t super_bytes) {
+  stage s = tiled_transpose_stage(label, batch, rows, cols, super_bytes);
+  s.passes = 1.0;
+  return s;
+}
+
+}  // namespace
+
+std::vector<stage> gpu_three_stage_stages(std::int64_t M, std::int64_t N, std::size_t e) {
+  if (static_cast<std::size_t>(M * N) * e <= gpu_slab_limit_bytes)
+    return {gpu_stage("010", 1, M, N, e)};
+  constexpr std::size_t smallest = 32, largest = 2048;
+  // The best divisor of `split` (the dimension cut) with `other` rows per slab: the largest
+  // super-element up to `largest` bytes, then one of whole 16-byte words; 0 when none.
+  const auto best_divisor = [&](std::int64_t split, std::int64_t other) {
+    std::int64_t best = 0;
+    std::size_t best_bytes = 0;
+    for (std::int64_t d : divisors(split)) {
+      const std::size_t bytes = static_cast<std::size_t>(d) * e;
+      if (d == split || bytes < smallest || bytes > largest ||
+          static_cast<std::size_t>(other) * bytes > gpu_slab_limit_bytes)
+        continue;
+      const auto rank = [](std::size_t b) { return 2 * b + (b % 16 == 0 ? 1 : 0); };
+      if (best == 0 || rank(bytes) > rank(best_bytes)) {
+        best = d;
+        best_bytes = bytes;
+      }
+    }
+    return best;
+  };
+  const std::int64_t n = best_divisor(N, M);
+  const std::int64_t m = best_divisor(M, N);
+  if (n == 0 && m == 0) return {};
+  if (m == 0 || (n != 0 && n * e >= m * e)) {
+    const std::int64_t N1 = N / n;
+    return {gpu_stage("100", 1, M, N1, n * e), gpu_stage("010", N1, M, n, e)};
+  }
+  const std::int64_t M1 = M / m;
+  return {gpu_stage("010", M1, m, N, e), gpu_stage("100", 1, M1, N, m * e)};
+}
+
 std::optional<std::pair<std::int64_t, std::int64_t>> choose_tiles(std::int64_t M, std::int64_t N,
                                                                   std::size_t e, route r) {
   if (M < 2 || N < 2 || (r != route::three_stage && r != route::four_stage)) return std::nullopt;

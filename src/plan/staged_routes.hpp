@@ -30,6 +30,17 @@ std::vector<stage> three_stage_stages(std::int64_t M, std::int64_t N, std::size_
 std::vector<stage> four_stage_stages(std::int64_t M, std::int64_t N, std::size_t e, std::int64_t m,
                                      std::int64_t n);
 
+/// Slabs of the GPU's 3-stage route up to this size are transposed through a scratch in L2 (the
+/// CUDA backend's tiled_scratch_max_bytes).
+inline constexpr std::size_t gpu_slab_limit_bytes = std::size_t{24} << 20;
+
+/// The 3-stage route as the GPU runs it, with its last two stages (0010, 0100) as one 010 over
+/// slabs of M x n elements: 100 (super n*e) then 010 (N' slabs, M x n, super e); or, mirrored,
+/// 010 (M' slabs, m x N) then 100 (super m*e). The tile makes super-elements of 32 bytes or more,
+/// as large as gpu_slab_limit_bytes allows up to 2 KiB (the 100 stage moves one per step of a
+/// chain); a matrix within that limit is one 010 stage. Empty when no divisor gives that.
+std::vector<stage> gpu_three_stage_stages(std::int64_t M, std::int64_t N, std::size_t e);
+
 /// Tile sizes (m, n), m | M and n | N, for route::three_stage or route::four_stage; nullopt when
 /// the dimensions have no useful factors (a prime dimension, say) or for another route.
 std::optional<std::pair<std::int64_t, std::int64_t>> choose_tiles(std::int64_t M, std::int64_t N,

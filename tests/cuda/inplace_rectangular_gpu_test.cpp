@@ -92,6 +92,13 @@ TEST(GpuInplaceRectangular, PaperShapesAndPrimes) {
   check_inplace(7200, 1800, 8, route::automatic, ++seed);
   check_inplace(7200, 1800, 2, route::four_stage, ++seed);
   check_inplace(2500, 5100, 1, route::three_stage, ++seed);
+  // Large enough for the GPU's 3-stage route to take two stages (100 by chains, 010 through the
+  // scratch or on chip), both orientations, skinny both ways, 12-byte elements.
+  check_inplace(20000, 5000, 4, route::automatic, ++seed);
+  check_inplace(1000000, 16, 4, route::automatic, ++seed);
+  check_inplace(16, 1000000, 4, route::automatic, ++seed);
+  check_inplace(7200, 1800, 12, route::automatic, ++seed);
+  check_inplace(7919, 3000, 4, route::three_stage, ++seed);
 }
 
 // Skinny shapes whose chunks divide the long side take skinny_chunks, all tiled transpositions.

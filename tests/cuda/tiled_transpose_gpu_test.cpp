@@ -35,6 +35,7 @@ using detail::cuda::tiled_transpose_workspace;
 using detail::cuda::tiled_transpose_workspace_for_path;
 
 constexpr tiled_path every_path[] = {tiled_path::automatic, tiled_path::on_chip,
+                                     tiled_path::through_scratch, tiled_path::chains,
                                      tiled_path::cycle_following};
 constexpr std::size_t small_super_bytes[] = {1, 2, 3, 4, 8, 12, 16};
 /// Byte offsets of the matrix from a 256-byte aligned allocation, cycled through by the shape
@@ -58,7 +59,7 @@ stage tiled_stage(std::int64_t batch, std::int64_t rows, std::int64_t cols, std:
 }
 
 std::string describe(const stage& s, tiled_path path, std::size_t offset) {
-  const char* names[] = {"automatic", "on_chip", "cycle_following"};
+  const char* names[] = {"automatic", "on_chip", "through_scratch", "chains", "cycle_following"};
   return std::string(names[static_cast<int>(path)]) + ": batch " + std::to_string(s.batch) + ", " +
          std::to_string(s.rows) + " x " + std::to_string(s.cols) + " x " +
          std::to_string(s.super_bytes) + " bytes, offset " + std::to_string(offset);
@@ -108,6 +109,7 @@ std::vector<unsigned char> run_on_device(const std::vector<unsigned char>& host,
   const std::size_t workspace_bytes = tiled_transpose_workspace_for_path(s, path);
   const device_buffer& workspace = scratch.workspace(workspace_bytes);
   workspace.poison();
+  detail::cuda::prepare_tiled_workspace(s, path, workspace.get());
   if (path == tiled_path::automatic)
     launch_tiled_transpose(data.get() + offset, s, workspace.get(), nullptr);
   else
@@ -148,11 +150,22 @@ void check_tiled(const stage& s, tiled_path path, std::size_t offset, std::uint6
   check_tiled(s, path, offset, seed, scratch);
 }
 
-/// rows, cols in 1..24 for each small super-element size and batches 1, 3, 7 on `path`.
-void check_every_small_shape(tiled_path path) {
+/// Whether `path` can take `s` when forced (the on-chip path needs the instance to fit, the
+/// chains path super-elements of chain_min_super_bytes or more).
+bool path_takes(const stage& s, tiled_path path) {
+  if (path == tiled_path::on_chip)
+    return detail::cuda::tiled_on_chip_instance_bytes(s) <= detail::cuda::tiled_on_chip_max_bytes;
+  if (path == tiled_path::chains) return s.super_bytes >= detail::cuda::chain_min_super_bytes;
+  return true;
+}
+
+/// rows, cols in 1..24 for each super-element size of `sizes` and batches 1, 3, 7 on `path`.
+template <class Sizes>
+void check_every_small_shape(tiled_path path, const Sizes& sizes) {
+  static_assert(sizeof(sizes[0]) == sizeof(std::size_t));
   gpu_scratch scratch;
   std::uint64_t seed = 1;
-  for (std::size_t bytes : small_super_bytes)
+  for (std::size_t bytes : sizes)
     for (std::int64_t batch : {1, 3, 7})
       for (std::int64_t rows = 1; rows <= 24; ++rows)
         for (std::int64_t cols = 1; cols <= 24; ++cols, ++seed) {
@@ -177,21 +190,38 @@ TEST(GpuTiledTranspose, SmallSanitizerShapes) {
   check_tiled(tiled_stage(1, 13, 11, 33), tiled_path::cycle_following, 0, 9);
   check_tiled(tiled_stage(1, 5, 6, 4100), tiled_path::cycle_following, 0, 10);
   check_tiled(tiled_stage(2, 7, 9, 4096), tiled_path::cycle_following, 1, 11);
+  check_tiled(tiled_stage(3, 13, 21, 12), tiled_path::through_scratch, 1, 12);
+  check_tiled(tiled_stage(2, 23, 19, 48), tiled_path::chains, 0, 13);
+  check_tiled(tiled_stage(1, 31, 29, 33), tiled_path::chains, 1, 14);
+  check_tiled(tiled_stage(1, 17, 12, 1040), tiled_path::chains, 0, 15);
 }
 
 TEST(GpuTiledTranspose, EveryShapeUpTo24Automatic) {
   XPOSE_REQUIRE_GPU();
-  check_every_small_shape(tiled_path::automatic);
+  check_every_small_shape(tiled_path::automatic, small_super_bytes);
 }
 
 TEST(GpuTiledTranspose, EveryShapeUpTo24OnChip) {
   XPOSE_REQUIRE_GPU();
-  check_every_small_shape(tiled_path::on_chip);
+  check_every_small_shape(tiled_path::on_chip, small_super_bytes);
+}
+
+TEST(GpuTiledTranspose, EveryShapeUpTo24ThroughScratch) {
+  XPOSE_REQUIRE_GPU();
+  check_every_small_shape(tiled_path::through_scratch, small_super_bytes);
+}
+
+// Super-elements of 32 bytes and more (the chains path's), words of 1 to 16 bytes, lane groups
+// of 2 to 32 lanes and column chunks; cycles of more than 64 positions cut into chains.
+TEST(GpuTiledTranspose, EveryShapeUpTo24Chains) {
+  XPOSE_REQUIRE_GPU();
+  constexpr std::size_t sizes[] = {32, 33, 48, 64, 100, 1040};
+  check_every_small_shape(tiled_path::chains, sizes);
 }
 
 TEST(GpuTiledTranspose, EveryShapeUpTo24CycleFollowing) {
   XPOSE_REQUIRE_GPU();
-  check_every_small_shape(tiled_path::cycle_following);
+  check_every_small_shape(tiled_path::cycle_following, small_super_bytes);
 }
 
 // Every offset from 16-byte alignment: the kernels' words and the on-chip loads' head and tail.
@@ -201,8 +231,10 @@ TEST(GpuTiledTranspose, AnyAlignment) {
   std::uint64_t seed = 100;
   for (tiled_path path : every_path)
     for (std::size_t offset = 0; offset < 16; ++offset)
-      for (const stage& s : {tiled_stage(3, 13, 21, 1), tiled_stage(2, 16, 16, 4),
-                             tiled_stage(5, 7, 9, 16), tiled_stage(1, 31, 17, 12)}) {
+      for (const stage& s :
+           {tiled_stage(3, 13, 21, 1), tiled_stage(2, 16, 16, 4), tiled_stage(5, 7, 9, 16),
+            tiled_stage(1, 31, 17, 12), tiled_stage(2, 23, 19, 48)}) {
+        if (!path_takes(s, path)) continue;
         check_tiled(s, path, offset, ++seed, scratch);
         if (HasFatalFailure()) return;
       }
@@ -218,10 +250,7 @@ TEST(GpuTiledTranspose, LargeAndOddSuperElements) {
     for (std::size_t bytes : {5, 24, 33, 48, 100, 200, 257, 4096, 4100, 7200, 7201})
       for (std::size_t offset : {0, 1, 4})
         for (const stage& s : {tiled_stage(2, 7, 9, bytes), tiled_stage(1, 3, 2, bytes)}) {
-          // The on-chip path is forced only on instances that fit it.
-          if (path == tiled_path::on_chip &&
-              detail::cuda::tiled_on_chip_instance_bytes(s) > detail::cuda::tiled_on_chip_max_bytes)
-            continue;
+          if (!path_takes(s, path)) continue;
           check_tiled(s, path, offset, ++seed, scratch);
           if (::testing::Test::HasFatalFailure()) return;
         }
@@ -243,22 +272,37 @@ TEST(GpuTiledTranspose, LargerOnChipShapes) {
   }
 }
 
-// The shapes cycle following is for: instances far larger than shared memory, 4-byte elements
-// and 7200-byte super-elements (stage 100), batches, prime dimensions.
-TEST(GpuTiledTranspose, LargeShapesCycleFollowing) {
+// Instances far larger than shared memory, each on the path automatic takes for it: through the
+// scratch up to tiled_scratch_max_bytes, chains for super-elements of 32 bytes and more (stage
+// 100, 7200-byte super-elements; cut cycles, batches), cycle following for the rest (4-byte
+// elements of 52 MB), prime dimensions; then the chains and cycle following forced on some.
+TEST(GpuTiledTranspose, LargeShapes) {
   XPOSE_REQUIRE_GPU();
   gpu_scratch scratch;
-  const stage shapes[] = {tiled_stage(1, 7200, 1800, 4),  tiled_stage(1, 100, 72, 7200),
-                          tiled_stage(3, 1000, 999, 4),   tiled_stage(1, 997, 1009, 4),
-                          tiled_stage(1, 1000, 1000, 12), tiled_stage(2, 300, 257, 48)};
+  struct large_case {
+    stage s;
+    tiled_path expected;
+  };
+  const large_case cases[] = {
+      {tiled_stage(1, 7200, 1800, 4), tiled_path::cycle_following},
+      {tiled_stage(1, 100, 72, 7200), tiled_path::chains},
+      {tiled_stage(3, 1000, 999, 4), tiled_path::through_scratch},
+      {tiled_stage(1, 997, 1009, 4), tiled_path::through_scratch},
+      {tiled_stage(1, 1000, 1000, 12), tiled_path::through_scratch},
+      {tiled_stage(2, 300, 257, 48), tiled_path::through_scratch},
+      {tiled_stage(1, 30, 1800, 960), tiled_path::chains},
+      {tiled_stage(3, 1009, 997, 64), tiled_path::chains},
+      {tiled_stage(1, 4001, 3000, 36), tiled_path::chains},
+  };
   std::uint64_t seed = 400;
-  for (const stage& s : shapes) {
-    EXPECT_EQ(choose_tiled_path(s), tiled_path::cycle_following)
-        << describe(s, tiled_path::cycle_following, 0);
-    check_tiled(s, tiled_path::automatic, 0, ++seed, scratch);
+  for (const large_case& c : cases) {
+    EXPECT_EQ(choose_tiled_path(c.s), c.expected) << describe(c.s, c.expected, 0);
+    check_tiled(c.s, tiled_path::automatic, 0, ++seed, scratch);
   }
   check_tiled(tiled_stage(1, 997, 1009, 4), tiled_path::cycle_following, 2, ++seed, scratch);
   check_tiled(tiled_stage(1, 100, 72, 7200), tiled_path::cycle_following, 4, ++seed, scratch);
+  check_tiled(tiled_stage(2, 997, 1009, 32), tiled_path::chains, 4, ++seed, scratch);
+  check_tiled(tiled_stage(1, 1000, 999, 4), tiled_path::through_scratch, 1, ++seed, scratch);
 }
 
 // A x B then B x A gives the input back, on each path.
@@ -268,20 +312,24 @@ TEST(GpuTiledTranspose, RoundTrip) {
     std::int64_t batch, rows, cols;
     std::size_t bytes;
   };
-  const shape shapes[] = {{1, 600, 700, 8}, {50, 20, 30, 12}, {1, 1000, 999, 4}, {3, 64, 96, 48}};
+  const shape shapes[] = {
+      {1, 600, 700, 8}, {50, 20, 30, 12}, {1, 1000, 999, 4}, {3, 64, 96, 48}, {1, 301, 203, 64}};
   std::uint64_t seed = 500;
   for (const shape& sh : shapes)
     for (tiled_path path : every_path) {
       const stage forward = tiled_stage(sh.batch, sh.rows, sh.cols, sh.bytes);
       const stage back = tiled_stage(sh.batch, sh.cols, sh.rows, sh.bytes);
-      if (path == tiled_path::on_chip && choose_tiled_path(forward) == tiled_path::cycle_following)
-        continue;
+      if (!path_takes(forward, path)) continue;
       const std::vector<unsigned char> host = random_case(forward, 0, ++seed);
       device_buffer data(host.size());
       data.upload(host);
       device_buffer workspace(std::max(tiled_transpose_workspace_for_path(forward, path),
                                        tiled_transpose_workspace_for_path(back, path)));
+      workspace.poison();
+      detail::cuda::prepare_tiled_workspace(forward, path, workspace.get());
       launch_tiled_transpose_path(data.get(), forward, workspace.get(), nullptr, path);
+      ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+      detail::cuda::prepare_tiled_workspace(back, path, workspace.get());
       launch_tiled_transpose_path(data.get(), back, workspace.get(), nullptr, path);
       ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
       ASSERT_EQ(first_difference(data.download(host.size()), host), -1)
@@ -311,13 +359,17 @@ TEST(GpuTiledTranspose, WorkspaceOfCycleFollowing) {
   EXPECT_EQ(tiled_transpose_workspace(tiled_stage(1, 7200, 1800, 4)), 7200u * 1800 / 16 * 4);
   // 7200-byte super-elements: 450 words of 16 bytes, 2 chunks.
   EXPECT_EQ(detail::cuda::tiled_cycle_chunks(tiled_stage(1, 100, 72, 7200)), 2);
-  EXPECT_EQ(tiled_transpose_workspace(tiled_stage(1, 100, 72, 7200)), 2u * 450 * 4);
+  EXPECT_EQ(tiled_transpose_workspace_for_path(tiled_stage(1, 100, 72, 7200),
+                                               tiled_path::cycle_following),
+            2u * 450 * 4);
   // Up to 256 words one chunk; 4097 bytes are 4097 single bytes.
   EXPECT_EQ(detail::cuda::tiled_cycle_chunks(tiled_stage(1, 10, 10, 4096)), 1);
   EXPECT_EQ(detail::cuda::tiled_cycle_chunks(tiled_stage(1, 10, 10, 12)), 1);
   EXPECT_EQ(detail::cuda::tiled_cycle_chunks(tiled_stage(1, 10, 10, 4097)), 17);
   // Waves: 1,000,000 bytes of states per instance, 33 instances per wave.
-  EXPECT_EQ(tiled_transpose_workspace(tiled_stage(100, 2000, 2000, 4)), 33u * 1000000);
+  EXPECT_EQ(tiled_transpose_workspace_for_path(tiled_stage(100, 2000, 2000, 4),
+                                               tiled_path::cycle_following),
+            33u * 1000000);
   // One instance is a wave however large its states.
   EXPECT_EQ(tiled_transpose_workspace(tiled_stage(2, 20000, 20000, 1)), 100000000u);
 }
@@ -336,8 +388,9 @@ TEST(GpuTiledTranspose, OnChipPitchAndChoice) {
   // 150 rows of 644 bytes fit 96 KiB; 160 rows do not.
   EXPECT_EQ(detail::cuda::tiled_on_chip_instance_bytes(tiled_stage(1, 150, 160, 4)), 150u * 644);
   EXPECT_EQ(choose_tiled_path(tiled_stage(1, 150, 160, 4)), tiled_path::on_chip);
-  EXPECT_EQ(choose_tiled_path(tiled_stage(1, 160, 160, 4)), tiled_path::cycle_following);
+  EXPECT_EQ(choose_tiled_path(tiled_stage(1, 160, 160, 4)), tiled_path::through_scratch);
   EXPECT_EQ(choose_tiled_path(tiled_stage(1, 7200, 1800, 4)), tiled_path::cycle_following);
+  EXPECT_EQ(choose_tiled_path(tiled_stage(1, 7200, 1800, 32)), tiled_path::chains);
 }
 
 TEST(GpuTiledTranspose, RefusesBadStagesBeforeTouchingTheDevice) {

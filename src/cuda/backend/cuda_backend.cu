@@ -71,14 +71,29 @@ bool runs_on_gpu(const stage& s) {
   }
 }
 
-std::size_t inplace_workspace_bytes(const plan_data& plan) {
-  std::size_t bytes = 0;
-  for (const stage& s : plan.stages) {
+namespace {
+
+/// The workspace of an in-place plan: each tiled stage's table in turn (256-byte aligned), then
+/// one scratch as large as the largest stage's. Sets the offsets when `assign`.
+std::size_t lay_out_workspace(plan_data& plan, bool assign) {
+  std::size_t tables = 0, scratch = 0;
+  for (stage& s : plan.stages) {
     if (!runs_on_gpu(s)) return std::numeric_limits<std::size_t>::max();
-    if (s.kind == stage_kind::tiled_transpose)
-      bytes = std::max(bytes, tiled_transpose_workspace(s));
+    if (s.kind != stage_kind::tiled_transpose) continue;
+    const std::size_t table = tiled_table_bytes(s);
+    if (assign) s.table_offset = tables;
+    tables += (table + 255) / 256 * 256;
+    scratch = std::max(scratch, tiled_scratch_bytes(s));
   }
-  return bytes;
+  if (assign) plan.scratch_offset = tables;
+  return tables + scratch;
+}
+
+}  // namespace
+
+std::size_t inplace_workspace_bytes(const plan_data& plan) {
+  plan_data copy = plan;
+  return lay_out_workspace(copy, false);
 }
 
 std::size_t prepare(plan_data& plan) {
@@ -114,7 +129,14 @@ std::size_t prepare(plan_data& plan) {
   }
   plan.predicted_passes = 0;
   for (const stage& s : plan.stages) plan.predicted_passes += s.passes;
-  return inplace_workspace_bytes(plan);
+  return lay_out_workspace(plan, true);
+}
+
+void prepare_workspace(const plan_data& plan) {
+  auto* workspace = static_cast<unsigned char*>(plan.workspace.get());
+  for (const stage& s : plan.stages)
+    if (s.kind == stage_kind::tiled_transpose && tiled_table_bytes(s) > 0)
+      prepare_tiled_table(s, tiled_path::automatic, workspace + s.table_offset);
 }
 
 std::string kernel_text(const stage& s) {
@@ -123,12 +145,22 @@ std::string kernel_text(const stage& s) {
   if (s.kind == stage_kind::copy_transpose)
     return describe_copy(copy_args_of(s, nullptr, nullptr), s.super_bytes, s.variant,
                          current_device_class());
-  if (s.kind == stage_kind::tiled_transpose)
-    return choose_tiled_path(s) == tiled_path::on_chip
-               ? "tiled_transpose on chip: whole instances per block through shared memory, "
-                 "written back transposed after a barrier"
-               : "tiled_transpose by cycle following: every super-element claimed through "
-                 "2-bit states in the workspace, moved once along its cycle";
+  if (s.kind == stage_kind::tiled_transpose) switch (choose_tiled_path(s)) {
+      case tiled_path::on_chip:
+        return "tiled_transpose on chip: whole instances per block through shared memory, "
+               "written back transposed after a barrier";
+      case tiled_path::through_scratch:
+        return "tiled_transpose through a scratch in L2: groups of instances transposed out of "
+               "place by the copy kernels, then copied back";
+      case tiled_path::chains:
+        return "tiled_transpose by chains: long cycles cut into chains of " +
+               std::to_string(tiled_chain_length(s)) +
+               " (a table made at plan time, the first of each chain saved aside), short "
+               "cycles found on the device; loads run ahead of stores along each chain";
+      default:
+        return "tiled_transpose by cycle following: every super-element claimed through "
+               "2-bit states in the workspace, moved once along its cycle";
+    }
   const std::string word = std::to_string(w) + (w == 1 ? " byte" : " bytes");
   if (k != 1)
     return "super-element tile swap, each " + std::to_string(s.super_bytes) + "-byte element as " +
@@ -170,9 +202,12 @@ void execute_inplace(const plan_data& plan, void* data) {
     } else if (s.kind == stage_kind::tiled_transpose) {
       // The stages apply to each matrix of the batch in turn; a stage's own batch is its
       // instances within one matrix.
+      auto* workspace = static_cast<unsigned char*>(plan.workspace.get());
       for (std::int64_t b = 0; b < plan.desc.batch; ++b)
-        launch_tiled_transpose(static_cast<std::byte*>(data) + b * matrix_bytes, s,
-                               plan.workspace.get(), stream_of(plan));
+        launch_tiled_transpose_parts(
+            static_cast<std::byte*>(data) + b * matrix_bytes, s,
+            workspace == nullptr ? nullptr : workspace + s.table_offset,
+            workspace == nullptr ? nullptr : workspace + plan.scratch_offset, stream_of(plan));
     } else {
       throw error(status::internal_error, "GPU in-place plan holds a stage prepare() rejects");
     }

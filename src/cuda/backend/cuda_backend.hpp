@@ -17,6 +17,9 @@ std::size_t inplace_workspace_bytes(const plan_data& plan);
 /// Checks that the plan's stages can run on the GPU (throws xpose::error{unsupported} if not)
 /// and returns the device workspace bytes it needs.
 std::size_t prepare(plan_data& plan);
+/// Fills the tables of a prepared plan's stages into its allocated workspace (synchronously, at
+/// plan time).
+void prepare_workspace(const plan_data& plan);
 /// Allocates `bytes` of device memory owned by the returned pointer (nullptr for 0 bytes).
 std::shared_ptr<void> allocate_workspace(std::size_t bytes);
 /// The kernel a stage runs, in words, for plan::describe(): element sizes become machine words

@@ -1,7 +1,8 @@
 // Launchers of the elementary tiled transposition ("In-Place Transposition of Rectangular
-// Matrices on Accelerators", PPoPP'14, sec. 4-5; kernels and their protocol in
-// tiled_transpose_kernel.cuh): the choice of path, word sizes, groups of instances, grids and the
-// cycle-following waves with their states.
+// Matrices on Accelerators", PPoPP'14, sec. 4-5; kernels and their protocols in
+// tiled_transpose_kernel.cuh and chains_kernel.cuh): the choice of path, word sizes, groups of
+// instances, grids, the cycle-following waves with their states, the chains' table and heads, and
+// the groups of instances through the scratch.
 //
 // Word sizes: the kernels move words of W bytes, the widest power of two up to 16 dividing both
 // super_bytes and the data pointer's address, so every super-element is whole words, aligned.
@@ -18,6 +19,9 @@
 
 #include "cuda/backend/cuda_check.hpp"
 #include "cuda/backend/occupancy.hpp"
+#include "cuda/dispatch/copy_dispatch.hpp"
+#include "cuda/inplace/chain_table.hpp"
+#include "cuda/inplace/chains_kernel.cuh"
 #include "cuda/inplace/tiled_transpose_kernel.cuh"
 #include "xpose/error.hpp"
 
@@ -245,6 +249,139 @@ void launch_cycles(unsigned char* data, const stage& s, void* workspace, cudaStr
   }
 }
 
+// ---- through scratch ---------------------------------------------------------------------------
+
+std::size_t instance_bytes(const stage& s) {
+  return static_cast<std::size_t>(s.rows * s.cols) * s.super_bytes;
+}
+
+/// Instances per group of the through_scratch path.
+std::int64_t scratch_group(const stage& s) {
+  return std::clamp<std::int64_t>(
+      static_cast<std::int64_t>(tiled_scratch_max_bytes / instance_bytes(s)), 1, s.batch);
+}
+
+void launch_through_scratch(unsigned char* data, const stage& s, void* scratch,
+                            cudaStream_t stream) {
+  if (scratch == nullptr) refuse("the through_scratch path needs a scratch");
+  const std::size_t instance = instance_bytes(s);
+  const std::int64_t group = scratch_group(s);
+  const device_class device = current_device_class();
+  for (std::int64_t first = 0; first < s.batch; first += group) {
+    copy_args a;
+    a.src = data + static_cast<std::size_t>(first) * instance;
+    a.dst = scratch;
+    a.batch = std::min(group, s.batch - first);
+    a.rows = s.rows;
+    a.cols = s.cols;
+    a.lda = s.cols;
+    a.ldb = s.rows;
+    a.src_stride = a.dst_stride = s.rows * s.cols;
+    run_copy(decide_copy(a, s.super_bytes, route::automatic, device), a, stream);
+    check_cuda(cudaMemcpyAsync(data + static_cast<std::size_t>(first) * instance, scratch,
+                               static_cast<std::size_t>(a.batch) * instance,
+                               cudaMemcpyDeviceToDevice, stream),
+               "tiled_transpose: cudaMemcpyAsync from the scratch");
+  }
+}
+
+// ---- chains ------------------------------------------------------------------------------------
+
+/// Lanes per group of the chains kernels for super-elements of `words` words: the least power
+/// of two covering them, at most 32.
+std::uint32_t chain_lanes(std::int64_t words) {
+  std::uint32_t lanes = 1;
+  while (lanes < 32 && lanes < words) lanes *= 2;
+  return lanes;
+}
+
+bool chains_apply(const stage& s) {
+  const auto size = static_cast<std::uint64_t>(s.rows) * static_cast<std::uint64_t>(s.cols);
+  return s.super_bytes >= chain_min_super_bytes && size <= chain_max_positions;
+}
+
+std::size_t chain_table_bytes(const stage& s) {
+  const auto size = static_cast<std::uint64_t>(s.rows * s.cols);
+  return chain_entries_bound(size, tiled_chain_length(s)) * sizeof(chain_entry);
+}
+
+std::size_t chain_heads_bytes(const stage& s) {
+  const auto size = static_cast<std::uint64_t>(s.rows * s.cols);
+  return saturating_product(saturating_product(chain_slots_bound(size, tiled_chain_length(s)),
+                                               static_cast<std::size_t>(s.batch)),
+                            s.super_bytes);
+}
+
+template <int W>
+void launch_chains_words(unsigned char* data, const chain_entry* table, unsigned char* heads,
+                         const chains::chain_shape& shape, cudaStream_t stream) {
+  // The entry counts live in the table's header on the device: grids are sized by their
+  // bounds, the kernels stride over what is there.
+  {
+    const auto kernel = chains::chains_save_heads_kernel<W>;
+    const std::int64_t blocks = std::clamp<std::int64_t>(
+        ceil_div(shape.batch * shape.slots_bound * shape.words, chains::threads), 1,
+        resident_blocks(kernel, chains::threads, 0, "tiled_transpose"));
+    kernel<<<static_cast<unsigned>(blocks), chains::threads, 0, stream>>>(data, table, heads,
+                                                                          shape);
+    check_launch("chains_save_heads_kernel");
+  }
+  {
+    const auto kernel = chains::chains_move_kernel<W>;
+    const std::int64_t groups_per_block = chains::threads / shape.lanes;
+    const std::int64_t blocks = std::clamp<std::int64_t>(
+        ceil_div(shape.batch * shape.chains_bound * shape.chunks, groups_per_block), 1,
+        resident_blocks(kernel, chains::threads, 0, "tiled_transpose"));
+    kernel<<<static_cast<unsigned>(blocks), chains::threads, 0, stream>>>(data, table, heads,
+                                                                          shape);
+    check_launch("chains_move_kernel");
+  }
+  const auto kernel = chains::chains_short_cycles_kernel<W>;
+  const std::int64_t blocks =
+      std::min(resident_blocks(kernel, chains::threads, 0, "tiled_transpose"),
+               ceil_div(shape.batch * shape.size, chains::threads));
+  kernel<<<static_cast<unsigned>(blocks), chains::threads, 0, stream>>>(data, shape);
+  check_launch("chains_short_cycles_kernel");
+}
+
+void launch_chains(unsigned char* data, const stage& s, const void* table, void* scratch,
+                   cudaStream_t stream) {
+  if (!chains_apply(s))
+    refuse("the chains path takes instances of at most " + std::to_string(chain_max_positions) +
+           " super-elements of at least " + std::to_string(chain_min_super_bytes) + " bytes");
+  if (table == nullptr) refuse("the chains path needs its prepared table");
+  const int w = word_bytes(s, data);
+  chains::chain_shape shape;
+  shape.rows = static_cast<std::uint32_t>(s.rows);
+  shape.cols = static_cast<std::uint32_t>(s.cols);
+  shape.size = static_cast<std::uint32_t>(s.rows * s.cols);
+  shape.batch = s.batch;
+  shape.super_bytes = static_cast<std::int64_t>(s.super_bytes);
+  shape.words = static_cast<std::uint32_t>(s.super_bytes / static_cast<std::size_t>(w));
+  shape.lanes = chain_lanes(shape.words);
+  shape.chunks = static_cast<std::uint32_t>(ceil_div(shape.words, shape.lanes));
+  shape.by_rows = tiled::fast_divmod(shape.rows);
+  shape.slots_bound =
+      static_cast<std::uint32_t>(chain_slots_bound(shape.size, tiled_chain_length(s)));
+  shape.chains_bound =
+      static_cast<std::uint32_t>(chain_entries_bound(shape.size, tiled_chain_length(s)));
+  if (scratch == nullptr) refuse("the chains path needs a scratch for the heads of its cut cycles");
+  const auto* entries = static_cast<const chain_entry*>(table);
+  auto* heads = static_cast<unsigned char*>(scratch);
+  switch (w) {
+    case 1:
+      return launch_chains_words<1>(data, entries, heads, shape, stream);
+    case 2:
+      return launch_chains_words<2>(data, entries, heads, shape, stream);
+    case 4:
+      return launch_chains_words<4>(data, entries, heads, shape, stream);
+    case 8:
+      return launch_chains_words<8>(data, entries, heads, shape, stream);
+    default:
+      return launch_chains_words<16>(data, entries, heads, shape, stream);
+  }
+}
+
 }  // namespace
 
 std::size_t tiled_on_chip_pitch(std::size_t row_bytes, std::size_t word_bytes) {
@@ -266,8 +403,28 @@ std::size_t tiled_on_chip_instance_bytes(const stage& s) {
 }
 
 tiled_path choose_tiled_path(const stage& s) {
-  return tiled_on_chip_instance_bytes(s) <= tiled_on_chip_max_bytes ? tiled_path::on_chip
-                                                                    : tiled_path::cycle_following;
+  if (tiled_on_chip_instance_bytes(s) <= tiled_on_chip_max_bytes) return tiled_path::on_chip;
+  if (saturating_product(static_cast<std::size_t>(s.rows * s.cols), s.super_bytes) <=
+      tiled_scratch_max_bytes)
+    return tiled_path::through_scratch;
+  if (chains_apply(s)) return tiled_path::chains;
+  return tiled_path::cycle_following;
+}
+
+std::uint32_t tiled_chain_length(const stage& s) {
+  validate(s);
+  constexpr std::uint64_t shortest = 16, longest = 1024;
+  constexpr std::uint64_t wanted_groups = std::uint64_t{1} << 16;
+  const auto size = static_cast<std::uint64_t>(s.rows * s.cols);
+  const auto words = static_cast<std::int64_t>(s.super_bytes / word_limit(s.super_bytes));
+  const auto chunks = static_cast<std::uint64_t>(ceil_div(words, chain_lanes(words)));
+  const std::uint64_t groups = size * static_cast<std::uint64_t>(s.batch) * chunks;
+  // Cut cycles give at most 2 * size / length chains per instance, each holding a head.
+  const std::uint64_t total =
+      2 * saturating_product(size * static_cast<std::uint64_t>(s.batch), s.super_bytes);
+  const std::uint64_t for_heads = (total + chain_heads_max_bytes - 1) / chain_heads_max_bytes;
+  const std::uint64_t for_groups = std::clamp(groups / wanted_groups, shortest, longest);
+  return static_cast<std::uint32_t>(std::max(for_heads, for_groups));
 }
 
 std::int64_t tiled_cycle_chunks(const stage& s) {
@@ -275,28 +432,96 @@ std::int64_t tiled_cycle_chunks(const stage& s) {
   return chunks_for(static_cast<std::int64_t>(s.super_bytes / word_limit(s.super_bytes)));
 }
 
-std::size_t tiled_transpose_workspace_for_path(const stage& s, tiled_path path) {
+namespace {
+
+tiled_path resolve(const stage& s, tiled_path path) {
+  return path == tiled_path::automatic ? choose_tiled_path(s) : path;
+}
+
+std::size_t table_part(std::size_t bytes) {
+  return (bytes + 255) / 256 * 256;
+}
+
+}  // namespace
+
+std::size_t tiled_table_bytes(const stage& s, tiled_path path) {
+  validate(s);
+  if (moves_nothing(s) || resolve(s, path) != tiled_path::chains || !chains_apply(s)) return 0;
+  return sizeof(chain_entry) + chain_table_bytes(s);  // the header, then the entries
+}
+
+std::size_t tiled_scratch_bytes(const stage& s, tiled_path path) {
   validate(s);
   if (moves_nothing(s)) return 0;
-  if (path == tiled_path::automatic) path = choose_tiled_path(s);
-  return path == tiled_path::cycle_following ? cycle_workspace(s) : 0;
+  switch (resolve(s, path)) {
+    case tiled_path::cycle_following:
+      return cycle_workspace(s);
+    case tiled_path::through_scratch:
+      return static_cast<std::size_t>(scratch_group(s)) * instance_bytes(s);
+    case tiled_path::chains:
+      return chains_apply(s) ? chain_heads_bytes(s) : 0;
+    default:
+      return 0;
+  }
+}
+
+void prepare_tiled_table(const stage& s, tiled_path path, void* table) {
+  const std::size_t bytes = tiled_table_bytes(s, path);
+  if (bytes == 0) return;
+  if (table == nullptr)
+    refuse("the chains path needs a table of " + std::to_string(bytes) + " bytes");
+  const chain_table made =
+      build_chain_table(static_cast<std::uint32_t>(s.rows), static_cast<std::uint32_t>(s.cols),
+                        tiled_chain_length(s));
+  if ((made.entries.size() + 1) * sizeof(chain_entry) > bytes)
+    refuse("the chain table outgrew its bound");
+  std::vector<chain_entry> upload;
+  upload.reserve(made.entries.size() + 1);
+  upload.push_back({static_cast<std::uint32_t>(made.entries.size()), made.split_chains, -1, 0});
+  upload.insert(upload.end(), made.entries.begin(), made.entries.end());
+  check_cuda(
+      cudaMemcpy(table, upload.data(), upload.size() * sizeof(chain_entry), cudaMemcpyHostToDevice),
+      "tiled_transpose: cudaMemcpy of the chain table");
+}
+
+void launch_tiled_transpose_parts(void* data, const stage& s, const void* table, void* scratch,
+                                  cudaStream_t stream, tiled_path path) {
+  validate(s);
+  if (moves_nothing(s)) return;
+  if (data == nullptr) refuse("the data pointer is null");
+  path = resolve(s, path);
+  auto* bytes = static_cast<unsigned char*>(data);
+  switch (path) {
+    case tiled_path::on_chip:
+      return launch_on_chip(bytes, s, stream);
+    case tiled_path::through_scratch:
+      return launch_through_scratch(bytes, s, scratch, stream);
+    case tiled_path::chains:
+      return launch_chains(bytes, s, table, scratch, stream);
+    default:
+      return launch_cycles(bytes, s, scratch, stream);
+  }
+}
+
+std::size_t tiled_transpose_workspace_for_path(const stage& s, tiled_path path) {
+  return table_part(tiled_table_bytes(s, path)) + tiled_scratch_bytes(s, path);
 }
 
 std::size_t tiled_transpose_workspace(const stage& s) {
   return tiled_transpose_workspace_for_path(s, tiled_path::automatic);
 }
 
+void prepare_tiled_workspace(const stage& s, tiled_path path, void* workspace) {
+  prepare_tiled_table(s, path, workspace);
+}
+
 void launch_tiled_transpose_path(void* data, const stage& s, void* workspace, cudaStream_t stream,
                                  tiled_path path) {
-  validate(s);
-  if (moves_nothing(s)) return;
-  if (data == nullptr) refuse("the data pointer is null");
-  if (path == tiled_path::automatic) path = choose_tiled_path(s);
-  auto* bytes = static_cast<unsigned char*>(data);
-  if (path == tiled_path::on_chip)
-    launch_on_chip(bytes, s, stream);
-  else
-    launch_cycles(bytes, s, workspace, stream);
+  const std::size_t table = table_part(tiled_table_bytes(s, path));
+  void* scratch = workspace == nullptr
+                      ? nullptr
+                      : static_cast<void*>(static_cast<unsigned char*>(workspace) + table);
+  launch_tiled_transpose_parts(data, s, workspace, scratch, stream, path);
 }
 
 void launch_tiled_transpose(void* data, const stage& s, void* workspace, cudaStream_t stream) {

@@ -1,14 +1,22 @@
 // Elementary tiled transposition on the GPU (stage_kind::tiled_transpose; "In-Place Transposition
 // of Rectangular Matrices on Accelerators", PPoPP'14, sec. 4-5): `batch` independent instances,
 // each a rows x cols matrix of super_bytes-byte super-elements, transposed in place to cols x rows.
-// Two paths (kernels in tiled_transpose_kernel.cuh):
+// Four paths (kernels in tiled_transpose_kernel.cuh and chains_kernel.cuh):
 //  - on_chip: the barrier-sync kernel of sec. 3 (Fig. 1) and 5.1: a block loads one or several
 //    whole instances into shared memory, synchronizes, and writes them back transposed. Taken
 //    where one instance, rows padded (tiled_on_chip_pitch), fits tiled_on_chip_max_bytes.
-//  - cycle_following: the cycles of eq. 1 (sec. 3) followed in global memory with per-element
-//    claim states (PTTWAC, sec. 4 and 5.1; one group of lanes per super-element as in sec. 5.2.1),
-//    for instances that do not fit on chip. Needs tiled_transpose_workspace(s) bytes of device
-//    workspace for its states.
+//  - through_scratch: groups of whole instances transposed out of place into a scratch of at
+//    most tiled_scratch_max_bytes (by the out-of-place dispatch, copy_dispatch.hpp), then copied
+//    back: the scratch stays in L2, so DRAM sees about one pass. Instances up to that size.
+//  - chains: the cycles of eq. 1 moved by groups of lanes with their loads in flight ahead of
+//    their stores, long cycles cut into chains listed in a table made at plan time
+//    (chain_table.hpp), short ones found on the device. Instances of up to chain_max_positions
+//    super-elements of at least chain_min_super_bytes bytes.
+//  - cycle_following: the cycles followed in global memory with per-element claim states
+//    (PTTWAC, sec. 4 and 5.1; one group of lanes per super-element as in sec. 5.2.1), for the
+//    rest.
+// Workspace: a table (chains only), made once by prepare_tiled_table and kept between launches,
+// and a scratch that every launch overwrites (shared by the stages of a plan).
 // Any super_bytes >= 1, any rows, cols >= 1, any batch; the data pointer may have any alignment.
 #pragma once
 
@@ -23,10 +31,20 @@ namespace xpose::detail::cuda {
 
 /// Which kernel runs a tiled_transpose stage. `automatic` is choose_tiled_path's; tests force the
 /// others on the same shapes.
-enum class tiled_path { automatic, on_chip, cycle_following };
+enum class tiled_path { automatic, on_chip, through_scratch, chains, cycle_following };
 
 /// Dynamic shared memory a block of the on-chip path may take (opted in above 48 KiB).
 constexpr std::size_t tiled_on_chip_max_bytes = 96 * 1024;
+
+/// The through_scratch path's scratch: whole instances, as many as fit this (at least one).
+/// About half the H200's 50 MB L2, so that the copy back finds most of it there.
+constexpr std::size_t tiled_scratch_max_bytes = std::size_t{24} << 20;
+/// The chains path takes instances of at most this many super-elements (the table is made by a
+/// walk over every position on the host) and super-elements of at least this many bytes.
+constexpr std::uint64_t chain_max_positions = std::uint64_t{1} << 26;
+constexpr std::size_t chain_min_super_bytes = 32;
+/// The chains path's scratch for the heads of cut cycles, at most (chains are made long enough).
+constexpr std::size_t chain_heads_max_bytes = std::size_t{16} << 20;
 
 /// Cycle following runs its instances in waves whose states take at most this many bytes (at
 /// least one instance per wave), the workspace being reused from wave to wave.
@@ -44,34 +62,57 @@ std::size_t tiled_on_chip_pitch(std::size_t row_bytes, std::size_t word_bytes);
 std::size_t tiled_on_chip_instance_bytes(const stage& s);
 
 /// The path `automatic` takes for `s`: on_chip where an instance fits tiled_on_chip_max_bytes,
+/// else through_scratch where one fits tiled_scratch_max_bytes, else chains where they apply,
 /// else cycle_following.
 tiled_path choose_tiled_path(const stage& s);
 
-/// Device workspace bytes launch_tiled_transpose needs for `s` (flags etc.); 0 when none. The
-/// on-chip path needs none; cycle following needs, per instance and column chunk of the
-/// super-element (tiled_cycle_chunks), 2 bits of state per super-element in 32-bit words
-/// (4 * ceil(rows * cols / 16) bytes), for as many instances and chunks as one wave holds
-/// (tiled_cycle_wave_state_bytes, at least one). Stages that move nothing (rows or cols 1, batch
-/// 0) need none.
+/// Positions per chain of the chains path for `s`: cut cycles give chains of this length, cycles
+/// up to it are closed chains. Long enough that the heads' scratch stays within
+/// chain_heads_max_bytes, short enough for about 64Ki groups of work.
+std::uint32_t tiled_chain_length(const stage& s);
+
+/// Device bytes of the table prepare_tiled_table makes for `s` on `path` (automatic:
+/// choose_tiled_path's): a bound on the chains' entries, 0 for the other paths.
+std::size_t tiled_table_bytes(const stage& s, tiled_path path = tiled_path::automatic);
+/// Device bytes of scratch a launch of `s` on `path` overwrites: cycle following's states (per
+/// instance and column chunk of the super-element (tiled_cycle_chunks), 2 bits per super-element
+/// in 32-bit words, for as many as one wave of tiled_cycle_wave_state_bytes holds, at least
+/// one), through_scratch's group of instances, the heads of the chains' cut cycles; 0 on chip and
+/// for stages that move nothing (rows or cols 1, batch 0).
+std::size_t tiled_scratch_bytes(const stage& s, tiled_path path = tiled_path::automatic);
+
+/// Makes the table of `s` on `path` and copies it to `table` (device memory of
+/// tiled_table_bytes(s, path) bytes) synchronously: at plan time, once. Nothing for paths
+/// without a table.
+void prepare_tiled_table(const stage& s, tiled_path path, void* table);
+
+/// Enqueues stage `s` on the matrix at `data` (device pointer) on `path`, with its prepared
+/// `table` and `scratch` of tiled_scratch_bytes(s, path) bytes (device memory; the launcher
+/// clears what it needs on `stream`), without synchronizing. Throws
+/// xpose::error(internal_error) for a stage that is not a valid tiled_transpose (super_bytes 0,
+/// negative sizes), a path that cannot take it, or a missing table or scratch, before touching
+/// the device.
+void launch_tiled_transpose_parts(void* data, const stage& s, const void* table, void* scratch,
+                                  cudaStream_t stream, tiled_path path = tiled_path::automatic);
+
+/// One workspace with both parts, for callers of a single stage (tests, the stage timer): the
+/// table (its size rounded up to 256 bytes), then the scratch.
 std::size_t tiled_transpose_workspace(const stage& s);
 /// The same for a given path (automatic: choose_tiled_path's).
 std::size_t tiled_transpose_workspace_for_path(const stage& s, tiled_path path);
+/// prepare_tiled_table into the table part of such a workspace.
+void prepare_tiled_workspace(const stage& s, tiled_path path, void* workspace);
 
 /// Column chunks cycle following cuts each super-element of `s` into: a chunk is moved by one
 /// group of lanes holding it in registers, and each chunk column is an independent instance of
 /// the same permutation with its own states. 1 for super-elements of up to 256 words.
 std::int64_t tiled_cycle_chunks(const stage& s);
 
-/// Enqueues stage `s` on the matrix at `data` (device pointer), with `workspace` of at least
-/// tiled_transpose_workspace(s) bytes (device memory; the launcher clears what it needs with
-/// cudaMemsetAsync on `stream`), without synchronizing. Throws xpose::error(internal_error) for a
-/// stage that is not a valid tiled_transpose (super_bytes 0, negative sizes) or a missing
-/// workspace, before touching the device.
+/// launch_tiled_transpose_parts with a workspace of tiled_transpose_workspace(s) bytes prepared by
+/// prepare_tiled_workspace.
 void launch_tiled_transpose(void* data, const stage& s, void* workspace, cudaStream_t stream);
-
-/// launch_tiled_transpose on the given path (tests); `workspace` holds at least
-/// tiled_transpose_workspace_for_path(s, path) bytes. Forcing on_chip on an instance that does
-/// not fit throws xpose::error(internal_error).
+/// The same on a given path (tests), with tiled_transpose_workspace_for_path(s, path) bytes
+/// prepared for that path.
 void launch_tiled_transpose_path(void* data, const stage& s, void* workspace, cudaStream_t stream,
                                  tiled_path path);
 
