@@ -6,10 +6,13 @@
 #   tests:    GoogleTest (libgtest-dev; the suite uses no GoogleMock)
 #   optional: Google Benchmark (bench/), OpenBLAS (a peer in `xpose bench`), ccache (rebuilds),
 #             matplotlib and NumPy (plots)
+#   python:   the headers and venv module of Debian's python3, for the extension and the virtual
+#             environment of the Python tests; the Python packages themselves (nanobind,
+#             scikit-build-core, NumPy, pytest) come from PyPI in scripts/test.sh
 set -euo pipefail
 
 packages=(cmake g++ make libcli11-dev nlohmann-json3-dev libgtest-dev libbenchmark-dev
-          libopenblas-dev ccache python3-matplotlib python3-numpy)
+          libopenblas-dev ccache python3-matplotlib python3-numpy python3-dev python3-venv)
 
 if ! command -v dpkg-query >/dev/null || ! command -v apt-get >/dev/null; then
   echo "setup: not a Debian system; install these (or their equivalents) yourself: ${packages[*]}"
