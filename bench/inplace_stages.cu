@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "cuda/backend/cuda_backend.hpp"
 #include "cuda/inplace/tiled_transpose.hpp"
 #include "plan/staged_routes.hpp"
 #include "xpose/route.hpp"
@@ -78,7 +79,8 @@ void run_route(const shape& sh, xpose::route r, unsigned char* data, float copy_
   std::vector<stage> stages;
   std::string tiles_text;
   if (r == xpose::route::three_stage) {
-    stages = xpose::detail::gpu_three_stage_stages(sh.rows, sh.cols, sh.elem);
+    stages = xpose::detail::gpu_three_stage_stages(sh.rows, sh.cols, sh.elem,
+                                                   xpose::detail::cuda::stage_passes);
     tiles_text = "GPU tiles";
   } else if (const auto tiles = xpose::detail::choose_tiles(sh.rows, sh.cols, sh.elem, r)) {
     stages =
@@ -102,9 +104,10 @@ void run_route(const shape& sh, xpose::route r, unsigned char* data, float copy_
         [&] { xpose::detail::cuda::launch_tiled_transpose(data, s, workspace, nullptr); });
     check(cudaGetLastError(), "launch");
     total += ms;
-    std::printf("  %-12s %-36s %-15s %9.4f ms %6.3f x copy\n",
+    std::printf("  %-12s %-36s %-15s %9.4f ms %6.3f x copy (predicted %.3f)\n",
                 std::string(xpose::to_string(r)).c_str(), stage_text(s).c_str(),
-                path_name(xpose::detail::cuda::choose_tiled_path(s)), ms, copy_ms / ms);
+                path_name(xpose::detail::cuda::choose_tiled_path(s)), ms, copy_ms / ms,
+                1.0 / xpose::detail::cuda::stage_passes(s));
   }
   std::printf("  %-12s %s: all stages %.4f ms, %.3f x copy\n",
               std::string(xpose::to_string(r)).c_str(), tiles_text.c_str(), total, copy_ms / total);
@@ -113,9 +116,55 @@ void run_route(const shape& sh, xpose::route r, unsigned char* data, float copy_
 
 }  // namespace
 
+/// One stage alone ("stage:BATCH,ROWS,COLS,SUPER[,PATH]", PATH 1 on chip, 2 through scratch,
+/// 3 chains, 4 cycle following), timed against a copy of its bytes.
+void run_stage(const char* text) {
+  long long b = 0, r = 0, c = 0, e = 0;
+  int path = 0;
+  if (std::sscanf(text, "stage:%lld,%lld,%lld,%lld,%d", &b, &r, &c, &e, &path) < 4) {
+    std::fprintf(stderr, "xpose_inplace_stages: a stage is stage:B,R,C,S[,PATH], got '%s'\n", text);
+    std::exit(2);
+  }
+  stage s;
+  s.kind = xpose::detail::stage_kind::tiled_transpose;
+  s.label = "stage";
+  s.batch = b;
+  s.rows = r;
+  s.cols = c;
+  s.super_bytes = static_cast<std::size_t>(e);
+  const auto p = static_cast<xpose::detail::cuda::tiled_path>(path);
+  const std::size_t bytes = static_cast<std::size_t>(b * r * c) * s.super_bytes;
+  unsigned char *data = nullptr, *other = nullptr;
+  check(cudaMalloc(&data, bytes), "cudaMalloc");
+  check(cudaMalloc(&other, bytes), "cudaMalloc");
+  check(cudaMemset(data, 0x5a, bytes), "cudaMemset");
+  const float copy_ms = median_ms([&] {
+    check(cudaMemcpyAsync(other, data, bytes, cudaMemcpyDeviceToDevice), "cudaMemcpyAsync");
+  });
+  void* workspace = nullptr;
+  const std::size_t workspace_bytes = xpose::detail::cuda::tiled_transpose_workspace_for_path(s, p);
+  if (workspace_bytes) check(cudaMalloc(&workspace, workspace_bytes), "cudaMalloc workspace");
+  xpose::detail::cuda::prepare_tiled_workspace(s, p, workspace);
+  const float ms = median_ms(
+      [&] { xpose::detail::cuda::launch_tiled_transpose_path(data, s, workspace, nullptr, p); });
+  check(cudaGetLastError(), "launch");
+  std::printf("  stage %-36s %-15s %9.4f ms %6.3f x copy (%.1f MB)\n", stage_text(s).c_str(),
+              path_name(p == xpose::detail::cuda::tiled_path::automatic
+                            ? xpose::detail::cuda::choose_tiled_path(s)
+                            : p),
+              ms, copy_ms / ms, bytes / 1e6);
+  if (workspace) cudaFree(workspace);
+  cudaFree(data);
+  cudaFree(other);
+}
+
 int main(int argc, char** argv) {
   std::vector<shape> shapes;
   for (int i = 1; i < argc; ++i) {
+    if (std::string(argv[i]).rfind("stage:", 0) == 0) {
+      run_stage(argv[i]);
+      continue;
+    }
     long long r = 0, c = 0;
     unsigned long e = 4;
     if (std::sscanf(argv[i], "%lldx%lldx%lu", &r, &c, &e) < 2) {
@@ -125,7 +174,7 @@ int main(int argc, char** argv) {
     }
     shapes.push_back({r, c, e});
   }
-  if (shapes.empty())
+  if (shapes.empty() && argc == 1)
     shapes = {{7200, 1800, 4}, {5100, 2500, 4},  {4000, 3200, 4}, {3300, 3900, 4}, {2500, 5100, 4},
               {1800, 7200, 4}, {20000, 5000, 4}, {7200, 1800, 8}, {7200, 1800, 1}};
   for (const shape& sh : shapes) {

@@ -211,7 +211,8 @@ plan plan_inplace(const matrix_desc& desc, const plan_options& options) {
   detail::validate_and_normalize(desc, true, *p);
 #ifdef XPOSE_HAVE_CUDA
   if (p->options.target == device::cuda)
-    detail::plan_inplace_stages(*p, detail::cuda::inplace_workspace_bytes);
+    detail::plan_inplace_stages(*p, detail::cuda::inplace_workspace_bytes,
+                                detail::cuda::stage_passes);
   else
 #endif
     detail::plan_inplace_stages(*p, detail::cpu::workspace_bytes);

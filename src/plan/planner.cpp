@@ -77,22 +77,24 @@ stage cycle_following_stage(const plan_data& p) {
 }
 
 /// Stage list of one rectangular route, or an empty list when the route does not apply.
-std::vector<stage> rectangular_stages(const plan_data& p, route r) {
+std::vector<stage> rectangular_stages(const plan_data& p, route r,
+                                      const stage_cost_function& cost_of) {
   const std::size_t e = p.desc.elem_size;
+  if (cost_of) {
+    std::vector<stage> stages = r == route::three_stage
+                                    ? gpu_three_stage_stages(p.rows, p.cols, e, cost_of)
+                                    : rectangular_stages(p, r, nullptr);
+    for (stage& s : stages) s.passes = cost_of(s);
+    return stages;
+  }
   switch (r) {
-    case route::cycle_following: {
-      stage s = cycle_following_stage(p);
-      // The GPU follows the cycles of single elements at 0.004-0.008 x copy (H200).
-      if (p.options.target == device::cuda) s.passes = std::max(s.passes, 16.0);
-      return {s};
-    }
+    case route::cycle_following:
+      return {cycle_following_stage(p)};
     case route::row_column:
       return row_column_stages(p.rows, p.cols, e);
     case route::skinny_chunks:
       return skinny_chunks_stages(p.rows, p.cols, e);
     case route::three_stage:
-      if (p.options.target == device::cuda) return gpu_three_stage_stages(p.rows, p.cols, e);
-      [[fallthrough]];
     case route::four_stage: {
       const auto tiles = choose_tiles(p.rows, p.cols, e, r);
       if (!tiles) return {};
@@ -108,7 +110,8 @@ std::vector<stage> rectangular_stages(const plan_data& p, route r) {
 /// Automatic choice: the skinny route when it applies within the workspace budget; otherwise,
 /// among the routes within the budget, the fewest predicted passes (on a tie the earlier
 /// candidate); when none is within budget, the least workspace.
-void choose_rectangular_route(plan_data& p, const workspace_function& workspace_of) {
+void choose_rectangular_route(plan_data& p, const workspace_function& workspace_of,
+                              const stage_cost_function& cost_of) {
   const double matrix_bytes = static_cast<double>(p.rows) * p.cols * p.desc.elem_size;
   const double budget = p.options.target == device::cuda
                             ? gpu_workspace_budget_fraction * matrix_bytes +
@@ -125,7 +128,7 @@ void choose_rectangular_route(plan_data& p, const workspace_function& workspace_
                           gpu ? route::skinny_chunks : route::three_stage, route::row_column,
                           route::cycle_following}) {
     plan_data trial = p;
-    trial.stages = rectangular_stages(p, candidate);
+    trial.stages = rectangular_stages(p, candidate, cost_of);
     if (trial.stages.empty()) continue;
     const double passes = total_passes(trial.stages);
     const double workspace = static_cast<double>(workspace_of(trial));
@@ -154,7 +157,8 @@ void choose_rectangular_route(plan_data& p, const workspace_function& workspace_
 
 }  // namespace
 
-void plan_inplace_stages(plan_data& p, const workspace_function& workspace_of) {
+void plan_inplace_stages(plan_data& p, const workspace_function& workspace_of,
+                         const stage_cost_function& cost_of) {
   const route forced = p.options.forced_route;
   const device target = p.options.target;
   if (is_copy_route(forced))
@@ -177,7 +181,7 @@ void plan_inplace_stages(plan_data& p, const workspace_function& workspace_of) {
     if (p.ld != p.cols)
       cannot_apply(forced, "needs a dense matrix (ld " + std::to_string(p.ld) + " != cols " +
                                std::to_string(p.cols) + ")");
-    p.stages = rectangular_stages(p, forced);
+    p.stages = rectangular_stages(p, forced, cost_of);
     if (p.stages.empty())
       cannot_apply(forced, std::string(forced == route::skinny_chunks
                                            ? "needs one dimension of 2..64 and the other above 64"
@@ -185,7 +189,7 @@ void plan_inplace_stages(plan_data& p, const workspace_function& workspace_of) {
                                " for " + shape_text(p) + "; route row_column handles every shape");
     p.chosen = forced;
   } else {
-    choose_rectangular_route(p, workspace_of);
+    choose_rectangular_route(p, workspace_of, cost_of);
   }
   p.predicted_passes = total_passes(p.stages);
 }

@@ -6,6 +6,7 @@
 #include <functional>
 
 #include "plan/plan_data.hpp"
+#include "plan/staged_routes.hpp"
 
 namespace xpose::detail {
 
@@ -24,7 +25,10 @@ inline constexpr std::size_t gpu_workspace_floor_bytes = std::size_t{64} << 20;
 /// Fills plan.stages, plan.chosen and plan.predicted_passes for an in-place transposition of
 /// the row-major plan.rows x plan.cols view. Throws xpose::error{unsupported} when a forced
 /// route cannot apply.
-void plan_inplace_stages(plan_data& plan, const workspace_function& workspace_of);
+/// `cost_of`, when given, prices each stage in passes (the GPU's paths differ in speed); without
+/// it the stages' own passes count.
+void plan_inplace_stages(plan_data& plan, const workspace_function& workspace_of,
+                         const stage_cost_function& cost_of = nullptr);
 /// Same for an out-of-place transposition.
 void plan_copy_stages(plan_data& plan);
 

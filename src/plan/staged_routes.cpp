@@ -106,50 +106,40 @@ std::vector<stage> four_stage_stages(std::int64_t M, std::int64_t N, std::size_t
   });
 }
 
-namespace {
-
-/// A stage of the GPU's routes: one pass whatever its path (on chip, through the scratch in L2,
-/// chains), unlike the CPU's cycle following on small super-elements.
-stage gpu_stage(const char* label, std::int64_t batch, std::int64_t rows, std::int64_t cols,
-                std::size_t super_bytes) {
-  stage s = tiled_transpose_stage(label, batch, rows, cols, super_bytes);
-  s.passes = 1.0;
-  return s;
-}
-
-}  // namespace
-
-std::vector<stage> gpu_three_stage_stages(std::int64_t M, std::int64_t N, std::size_t e) {
-  if (static_cast<std::size_t>(M * N) * e <= gpu_slab_limit_bytes)
-    return {gpu_stage("010", 1, M, N, e)};
-  constexpr std::size_t smallest = 32, largest = 2048;
-  // The best divisor of `split` (the dimension cut) with `other` rows per slab: the largest
-  // super-element up to `largest` bytes, then one of whole 16-byte words; 0 when none.
-  const auto best_divisor = [&](std::int64_t split, std::int64_t other) {
-    std::int64_t best = 0;
-    std::size_t best_bytes = 0;
-    for (std::int64_t d : divisors(split)) {
-      const std::size_t bytes = static_cast<std::size_t>(d) * e;
-      if (d == split || bytes < smallest || bytes > largest ||
-          static_cast<std::size_t>(other) * bytes > gpu_slab_limit_bytes)
-        continue;
-      const auto rank = [](std::size_t b) { return 2 * b + (b % 16 == 0 ? 1 : 0); };
-      if (best == 0 || rank(bytes) > rank(best_bytes)) {
-        best = d;
-        best_bytes = bytes;
-      }
+std::vector<stage> gpu_three_stage_stages(std::int64_t M, std::int64_t N, std::size_t e,
+                                          const stage_cost_function& cost) {
+  std::vector<stage> best;
+  double best_cost = 0;
+  const auto consider = [&](std::vector<stage> stages) {
+    stages = without_identities(std::move(stages));
+    double total = 0;
+    for (stage& s : stages) total += s.passes = cost(s);
+    if (best.empty() || total < best_cost - 1e-9 ||
+        (total < best_cost + 1e-9 && stages.size() < best.size())) {
+      best = std::move(stages);
+      best_cost = total;
     }
-    return best;
   };
-  const std::int64_t n = best_divisor(N, M);
-  const std::int64_t m = best_divisor(M, N);
-  if (n == 0 && m == 0) return {};
-  if (m == 0 || (n != 0 && n * e >= m * e)) {
-    const std::int64_t N1 = N / n;
-    return {gpu_stage("100", 1, M, N1, n * e), gpu_stage("010", N1, M, n, e)};
+  if (static_cast<std::size_t>(M * N) * e <= gpu_slab_limit_bytes)
+    consider({tiled_transpose_stage("010", 1, M, N, e)});
+  const std::vector<std::int64_t> m_choices = divisors(M), n_choices = divisors(N);
+  for (std::int64_t n : n_choices) {
+    if (n == 1 || n == N) continue;
+    consider({tiled_transpose_stage("100", 1, M, N / n, n * e),
+              tiled_transpose_stage("010", N / n, M, n, e)});
   }
-  const std::int64_t M1 = M / m;
-  return {gpu_stage("010", M1, m, N, e), gpu_stage("100", 1, M1, N, m * e)};
+  for (std::int64_t m : m_choices) {
+    if (m == 1 || m == M) continue;
+    consider({tiled_transpose_stage("010", M / m, m, N, e),
+              tiled_transpose_stage("100", 1, M / m, N, m * e)});
+  }
+  // The paper's three stages, tiles of at most 64 KiB (on chip).
+  for (std::int64_t m : m_choices)
+    for (std::int64_t n : n_choices) {
+      if (m == M || n == N || static_cast<std::size_t>(m * n) * e > 64 * 1024) continue;
+      consider(three_stage_stages(M, N, e, m, n));
+    }
+  return best;
 }
 
 std::optional<std::pair<std::int64_t, std::int64_t>> choose_tiles(std::int64_t M, std::int64_t N,

@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <utility>
 #include <vector>
@@ -30,16 +31,19 @@ std::vector<stage> three_stage_stages(std::int64_t M, std::int64_t N, std::size_
 std::vector<stage> four_stage_stages(std::int64_t M, std::int64_t N, std::size_t e, std::int64_t m,
                                      std::int64_t n);
 
-/// Slabs of the GPU's 3-stage route up to this size are transposed through a scratch in L2 (the
-/// CUDA backend's tiled_scratch_max_bytes).
+/// Instances up to this size fit the CUDA backend's scratch (its tiled_scratch_max_bytes).
 inline constexpr std::size_t gpu_slab_limit_bytes = std::size_t{24} << 20;
 
-/// The 3-stage route as the GPU runs it, with its last two stages (0010, 0100) as one 010 over
-/// slabs of M x n elements: 100 (super n*e) then 010 (N' slabs, M x n, super e); or, mirrored,
-/// 010 (M' slabs, m x N) then 100 (super m*e). The tile makes super-elements of 32 bytes or more,
-/// as large as gpu_slab_limit_bytes allows up to 2 KiB (the 100 stage moves one per step of a
-/// chain); a matrix within that limit is one 010 stage. Empty when no divisor gives that.
-std::vector<stage> gpu_three_stage_stages(std::int64_t M, std::int64_t N, std::size_t e);
+/// Predicted passes of a stage on a backend (its path's speed relative to a copy).
+using stage_cost_function = std::function<double(const stage&)>;
+
+/// The 3-stage route as the GPU runs it, the tiles chosen by the GPU's stage costs: the
+/// paper's 100, 0010, 0100 (tiles of at most 64 KiB), or two passes with the 0010 + 0100 pair as
+/// one 010 over slabs of M x n elements (100 then 010, or, mirrored, 010 over m x N slabs then
+/// 100), or one 010 for a matrix within gpu_slab_limit_bytes; whichever costs least (on a tie,
+/// fewer stages). Each stage's passes are its cost. Empty when M or N is below 2.
+std::vector<stage> gpu_three_stage_stages(std::int64_t M, std::int64_t N, std::size_t e,
+                                          const stage_cost_function& cost);
 
 /// Tile sizes (m, n), m | M and n | N, for route::three_stage or route::four_stage; nullopt when
 /// the dimensions have no useful factors (a prime dimension, say) or for another route.

@@ -71,6 +71,10 @@ bool runs_on_gpu(const stage& s) {
   }
 }
 
+double stage_passes(const stage& s) {
+  return s.kind == stage_kind::tiled_transpose ? tiled_stage_passes(s) : s.passes;
+}
+
 namespace {
 
 /// The workspace of an in-place plan: each tiled stage's table in turn (256-byte aligned), then
@@ -114,10 +118,10 @@ std::size_t prepare(plan_data& plan) {
       case stage_kind::tiled_transpose:
         s.method = choose_tiled_path(s) == tiled_path::on_chip ? tiled_method::in_cache
                                                                : tiled_method::cycle_following;
-        // The GPU runs every stage as its own pass: the CPU's slab-by-slab fusion of 0010 and
-        // 0100 keeps a slab in a core's cache, which a grid of blocks does not share.
+        // The GPU runs every stage on its own: the CPU's slab-by-slab fusion of 0010 and 0100
+        // keeps a slab in a core's cache, which a grid of blocks does not share.
         s.fused_with_next = false;
-        s.passes = std::max(s.passes, 1.0);
+        s.passes = stage_passes(s);
         break;
       default:
         throw error(status::unsupported,

@@ -14,6 +14,9 @@ bool runs_on_gpu(const stage& s);
 /// The device workspace bytes the plan's stages need on the GPU, or SIZE_MAX where a stage does
 /// not run there (so that the planner's route choice passes such routes over).
 std::size_t inplace_workspace_bytes(const plan_data& plan);
+/// Predicted passes of stage `s` on the GPU (its path's speed relative to a copy); the planner
+/// prices the GPU's routes with it.
+double stage_passes(const stage& s);
 /// Checks that the plan's stages can run on the GPU (throws xpose::error{unsupported} if not)
 /// and returns the device workspace bytes it needs.
 std::size_t prepare(plan_data& plan);

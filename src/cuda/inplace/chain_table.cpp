@@ -1,6 +1,9 @@
 // build_chain_table (chain_table.hpp).
 #include "cuda/inplace/chain_table.hpp"
 
+#include <mutex>
+#include <tuple>
+
 #include "plan/permutation.hpp"
 
 namespace xpose::detail::cuda {
@@ -23,7 +26,7 @@ chain_table build_chain_table(std::uint32_t rows, std::uint32_t cols, std::uint3
       const std::uint64_t a = k / rows;
       k = (k - a * rows) * cols + a;  // the gather order's source, as in chains_kernel.cuh
     } while (k != leader);
-    if (length <= chain_short_limit) continue;
+    if (length == 1) continue;
     if (length <= chain_length) {
       closed.push_back(
           {static_cast<std::uint32_t>(leader), static_cast<std::uint32_t>(length), -1, 0});
@@ -43,12 +46,23 @@ chain_table build_chain_table(std::uint32_t rows, std::uint32_t cols, std::uint3
   return table;
 }
 
-std::size_t chain_entries_bound(std::uint64_t size, std::uint32_t chain_length) {
-  return static_cast<std::size_t>(size / chain_short_limit + size / chain_length + 1);
-}
-
-std::size_t chain_slots_bound(std::uint64_t size, std::uint32_t chain_length) {
-  return static_cast<std::size_t>(2 * size / chain_length + 1);
+std::shared_ptr<const chain_table> shared_chain_table(std::uint32_t rows, std::uint32_t cols,
+                                                      std::uint32_t chain_length) {
+  using key = std::tuple<std::uint32_t, std::uint32_t, std::uint32_t>;
+  static std::mutex lock;
+  static std::vector<std::pair<key, std::shared_ptr<const chain_table>>> kept;
+  constexpr std::size_t kept_tables = 8;
+  const key wanted{rows, cols, chain_length};
+  {
+    const std::lock_guard<std::mutex> guard(lock);
+    for (const auto& [k, table] : kept)
+      if (k == wanted) return table;
+  }
+  auto made = std::make_shared<const chain_table>(build_chain_table(rows, cols, chain_length));
+  const std::lock_guard<std::mutex> guard(lock);
+  if (kept.size() == kept_tables) kept.erase(kept.begin());
+  kept.emplace_back(wanted, made);
+  return made;
 }
 
 }  // namespace xpose::detail::cuda

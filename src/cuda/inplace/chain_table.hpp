@@ -1,10 +1,11 @@
-// The table of the chains path (chains_kernel.cuh): the long cycles of the transposition of a
-// rows x cols instance, cut into chains, made on the host at plan time and uploaded once into the
-// plan's workspace. Host code; the entry layout is shared with the kernels.
+// The table of the chains path (chains_kernel.cuh): the cycles of the transposition of a rows x
+// cols instance, long ones cut into chains, made on the host at plan time and uploaded once into
+// the plan's workspace. Host code; the entry layout is shared with the kernels.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 namespace xpose::detail::cuda {
@@ -19,11 +20,8 @@ struct chain_entry {
   std::uint32_t unused = 0;
 };
 
-/// Cycles of at most this many positions are found on the device, not listed in the table.
-constexpr std::uint32_t chain_short_limit = 64;
-
-/// Entries of the cycles of more than chain_short_limit positions: the chains of cycles longer
-/// than chain_length first (cut into chains of chain_length positions, the last shorter; chain i's
+/// Entries of every cycle of two positions or more: the chains of cycles longer than
+/// chain_length first (cut into chains of chain_length positions, the last shorter; chain i's
 /// scratch slot is i), then one closed chain per cycle of at most chain_length positions.
 struct chain_table {
   std::vector<chain_entry> entries;
@@ -34,12 +32,9 @@ struct chain_table {
 /// with a bit per position: O(rows * cols) time, rows * cols / 8 bytes of flags.
 chain_table build_chain_table(std::uint32_t rows, std::uint32_t cols, std::uint32_t chain_length);
 
-/// At most how many entries build_chain_table gives: a cycle of L > chain_short_limit positions
-/// gives ceil(L / chain_length) <= 1 + L / chain_length entries, and there are fewer than
-/// size / chain_short_limit such cycles.
-std::size_t chain_entries_bound(std::uint64_t size, std::uint32_t chain_length);
-/// At most how many of them are chains of cut cycles (with a scratch slot): ceil(L / length) <=
-/// 2 L / length for L > length.
-std::size_t chain_slots_bound(std::uint64_t size, std::uint32_t chain_length);
+/// build_chain_table's result, shared: the last few tables made are kept (a plan asks for its
+/// tables' sizes while the planner weighs routes, then for the tables themselves).
+std::shared_ptr<const chain_table> shared_chain_table(std::uint32_t rows, std::uint32_t cols,
+                                                      std::uint32_t chain_length);
 
 }  // namespace xpose::detail::cuda

@@ -1,5 +1,5 @@
 // Kernels of the chains path of the elementary tiled transposition (launched by
-// tiled_transpose.cu, table built by chain_table.hpp): `batch` instances of rows x cols
+// tiled_transpose.cu, table made by chain_table.hpp): `batch` instances of rows x cols
 // super-elements, each permuted in place by the transposition's gather order new[k] = old[src(k)],
 // src(k) = (k mod rows) * cols + k / rows (eq. 1 of "In-Place Transposition of Rectangular Matrices
 // on Accelerators", PPoPP'14, sec. 3, inverted).
@@ -8,24 +8,19 @@
 // is read once (for the write to its predecessor) and then written once: when one group of lanes
 // does both, in that order, nothing else needs ordering, and its loads may run ahead of its stores
 // (chains_unroll super-elements in flight per lane), which is what makes the path fast: the PTTWAC
-// kernels wait out one load per step.
-//  - Long cycles (more than chain_short_limit positions) come from the table made at plan time:
-//    each is cut into chains of at most `chain_length` positions, one group of lanes per chain and
-//    column chunk. The value a chain's last position receives is the original of the next
-//    chain's first position, which that chain overwrites: chains_save_heads_kernel copies the
-//    first super-element of every chain of a cut cycle to the scratch beforehand, in its own
-//    launch. A cycle of at most chain_length positions is one closed chain: its group reads the
-//    first position before its first store.
-//  - Short cycles are found on the device (chains_short_cycles_kernel): each thread walks from
-//    one position for at most chain_short_limit steps; the position is a leader when the walk
-//    returns to it without meeting a smaller index. The warp then moves its leaders' cycles as
-//    closed chains. Long cycles are never taken for short ones (their walks run out of steps).
+// kernels wait out one load per step. Every cycle of two positions or more comes from the table
+// made at plan time; long ones are cut into chains of at most `chain_length` positions, one group
+// of lanes per chain and column chunk. The value a chain's last position receives is the original
+// of the next chain's first position, which that chain overwrites: chains_save_heads_kernel copies
+// the first super-element of every chain of a cut cycle to the scratch beforehand, in its own
+// launch. A cycle of at most chain_length positions is one closed chain: its group reads the first
+// position before its first store.
 // Super-elements of `words` words of W bytes are cut into column chunks of `lanes` words (a power
 // of two up to 32, the least covering the super-element or 32): the permutation moves each byte
-// column alike, so chunks are independent; a warp holds 32 / lanes groups.
-//
+// column alike, so chunks are independent items of work.
 // The table: a header entry {head = entries, length = cut chains}, then the entries (cut cycles'
-// chains first, their scratch slot = their index).
+// chains first, their scratch slot = their index). The kernels read the counts from the header
+// and stride over the items with whatever grid they get.
 // Assumes: rows * cols < 2^32 (32-bit positions); instance b at byte b * rows * cols *
 // super_bytes; the data and super_bytes aligned to W; the scratch holding batch * cut chains
 // super-elements.
@@ -51,8 +46,6 @@ struct chain_shape {
   std::uint32_t words = 0;   ///< words of W bytes per super-element
   std::uint32_t lanes = 1;   ///< lanes per group = words per column chunk (a power of two <= 32)
   std::uint32_t chunks = 1;  ///< column chunks per super-element
-  std::uint32_t chains_bound = 0;  ///< at most this many entries (grid sizes)
-  std::uint32_t slots_bound = 0;   ///< at most this many of them cut (grid sizes)
   tiled::fast_divmod by_rows;
 };
 
@@ -139,59 +132,6 @@ __global__ void __launch_bounds__(threads)
                           : reinterpret_cast<const word*>(
                                 scratch)[(b * split_chains + e.next_slot) * s.words + w];
     move_chain(column, e.head, e.length, last, s, stride);
-  }
-}
-
-/// Each thread checks one position of one instance for being the leader of a short cycle; the
-/// warp then moves its leaders' cycles (each in every column chunk) as closed chains.
-template <int W>
-__global__ void __launch_bounds__(threads)
-    chains_short_cycles_kernel(unsigned char* data, chain_shape s) {
-  using word = tiled::word_t<W>;
-  const unsigned lane = threadIdx.x & 31;
-  const unsigned groups_per_warp = 32 / s.lanes;
-  const unsigned group = lane / s.lanes;
-  const unsigned l = lane & (s.lanes - 1);
-  const std::int64_t stride = s.super_bytes / W;
-  const std::int64_t positions = s.batch * s.size;
-  const std::int64_t warps = std::int64_t{gridDim.x} * blockDim.x / 32;
-  for (std::int64_t base = (std::int64_t{blockIdx.x} * blockDim.x + threadIdx.x) / 32 * 32;
-       base < positions; base += warps * 32) {
-    const std::int64_t index = base + lane;
-    std::int64_t b = 0;
-    std::uint32_t k = 0, length = 0;
-    if (index < positions) {
-      b = index / s.size;
-      k = static_cast<std::uint32_t>(index - b * s.size);
-      std::uint32_t x = source(k, s);
-      for (std::uint32_t t = 1; t <= static_cast<std::uint32_t>(chain_short_limit); ++t) {
-        if (x == k) {
-          length = t;
-          break;
-        }
-        if (x < k) break;
-        x = source(x, s);
-      }
-    }
-    const bool leader = length > 1;
-    unsigned leaders = __ballot_sync(0xffffffffu, leader);
-    // Tasks (leader, chunk) handed out round-robin to the warp's groups.
-    unsigned task = 0;
-    while (leaders != 0) {
-      const int from = __ffs(leaders) - 1;
-      leaders &= leaders - 1;
-      const std::int64_t lb = __shfl_sync(0xffffffffu, b, from);
-      const std::uint32_t lk = __shfl_sync(0xffffffffu, k, from);
-      const std::uint32_t llength = __shfl_sync(0xffffffffu, length, from);
-      for (std::uint32_t q = 0; q < s.chunks; ++q, ++task) {
-        if (task % groups_per_warp != group) continue;
-        const std::int64_t w = std::int64_t{q} * s.lanes + l;
-        if (w >= s.words) continue;
-        word* column = reinterpret_cast<word*>(data + lb * s.size * s.super_bytes) + w;
-        const word last = column[std::int64_t{lk} * stride];
-        move_chain(column, lk, llength, last, s, stride);
-      }
-    }
   }
 }
 

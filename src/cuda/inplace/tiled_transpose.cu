@@ -261,6 +261,38 @@ std::int64_t scratch_group(const stage& s) {
       static_cast<std::int64_t>(tiled_scratch_max_bytes / instance_bytes(s)), 1, s.batch);
 }
 
+template <int W, bool Discard = false>
+void copy_back_words(unsigned char* to, const unsigned char* from, std::size_t bytes,
+                     cudaStream_t stream) {
+  const auto kernel = tiled::copy_words_kernel<W, Discard>;
+  const std::int64_t words = static_cast<std::int64_t>(bytes / W);
+  const std::int64_t blocks =
+      std::min(resident_blocks(kernel, tiled::copy_threads, 0, "tiled_transpose"),
+               ceil_div(words, tiled::copy_threads * tiled::copy_words_per_thread));
+  kernel<<<static_cast<unsigned>(blocks), tiled::copy_threads, 0, stream>>>(to, from, words);
+  check_launch("copy_words_kernel");
+}
+
+/// Copies the scratch (256-byte aligned) back to `to` in the widest words both allow, dropping
+/// the scratch's lines from L2 as it goes where they are whole. A kernel, not cudaMemcpyAsync:
+/// measured faster from L2 on the H200.
+void copy_back(unsigned char* to, const unsigned char* from, std::size_t bytes,
+               cudaStream_t stream) {
+  switch (std::min(word_limit(reinterpret_cast<std::uintptr_t>(to)), word_limit(bytes))) {
+    case 16:
+      if (bytes % 128 == 0) return copy_back_words<16, true>(to, from, bytes, stream);
+      return copy_back_words<16>(to, from, bytes, stream);
+    case 8:
+      return copy_back_words<8>(to, from, bytes, stream);
+    case 4:
+      return copy_back_words<4>(to, from, bytes, stream);
+    case 2:
+      return copy_back_words<2>(to, from, bytes, stream);
+    default:
+      return copy_back_words<1>(to, from, bytes, stream);
+  }
+}
+
 void launch_through_scratch(unsigned char* data, const stage& s, void* scratch,
                             cudaStream_t stream) {
   if (scratch == nullptr) refuse("the through_scratch path needs a scratch");
@@ -278,10 +310,9 @@ void launch_through_scratch(unsigned char* data, const stage& s, void* scratch,
     a.ldb = s.rows;
     a.src_stride = a.dst_stride = s.rows * s.cols;
     run_copy(decide_copy(a, s.super_bytes, route::automatic, device), a, stream);
-    check_cuda(cudaMemcpyAsync(data + static_cast<std::size_t>(first) * instance, scratch,
-                               static_cast<std::size_t>(a.batch) * instance,
-                               cudaMemcpyDeviceToDevice, stream),
-               "tiled_transpose: cudaMemcpyAsync from the scratch");
+    copy_back(data + static_cast<std::size_t>(first) * instance,
+              static_cast<const unsigned char*>(scratch),
+              static_cast<std::size_t>(a.batch) * instance, stream);
   }
 }
 
@@ -300,48 +331,33 @@ bool chains_apply(const stage& s) {
   return s.super_bytes >= chain_min_super_bytes && size <= chain_max_positions;
 }
 
-std::size_t chain_table_bytes(const stage& s) {
-  const auto size = static_cast<std::uint64_t>(s.rows * s.cols);
-  return chain_entries_bound(size, tiled_chain_length(s)) * sizeof(chain_entry);
+std::shared_ptr<const chain_table> table_of(const stage& s) {
+  return shared_chain_table(static_cast<std::uint32_t>(s.rows), static_cast<std::uint32_t>(s.cols),
+                            tiled_chain_length(s));
 }
 
 std::size_t chain_heads_bytes(const stage& s) {
-  const auto size = static_cast<std::uint64_t>(s.rows * s.cols);
-  return saturating_product(saturating_product(chain_slots_bound(size, tiled_chain_length(s)),
-                                               static_cast<std::size_t>(s.batch)),
-                            s.super_bytes);
+  return saturating_product(
+      saturating_product(table_of(s)->split_chains, static_cast<std::size_t>(s.batch)),
+      s.super_bytes);
 }
 
 template <int W>
 void launch_chains_words(unsigned char* data, const chain_entry* table, unsigned char* heads,
                          const chains::chain_shape& shape, cudaStream_t stream) {
-  // The entry counts live in the table's header on the device: grids are sized by their
-  // bounds, the kernels stride over what is there.
+  // The entry counts live in the table's header on the device: the grids take what is resident
+  // and stride over what is there.
   {
     const auto kernel = chains::chains_save_heads_kernel<W>;
-    const std::int64_t blocks = std::clamp<std::int64_t>(
-        ceil_div(shape.batch * shape.slots_bound * shape.words, chains::threads), 1,
-        resident_blocks(kernel, chains::threads, 0, "tiled_transpose"));
+    const std::int64_t blocks = resident_blocks(kernel, chains::threads, 0, "tiled_transpose");
     kernel<<<static_cast<unsigned>(blocks), chains::threads, 0, stream>>>(data, table, heads,
                                                                           shape);
     check_launch("chains_save_heads_kernel");
   }
-  {
-    const auto kernel = chains::chains_move_kernel<W>;
-    const std::int64_t groups_per_block = chains::threads / shape.lanes;
-    const std::int64_t blocks = std::clamp<std::int64_t>(
-        ceil_div(shape.batch * shape.chains_bound * shape.chunks, groups_per_block), 1,
-        resident_blocks(kernel, chains::threads, 0, "tiled_transpose"));
-    kernel<<<static_cast<unsigned>(blocks), chains::threads, 0, stream>>>(data, table, heads,
-                                                                          shape);
-    check_launch("chains_move_kernel");
-  }
-  const auto kernel = chains::chains_short_cycles_kernel<W>;
-  const std::int64_t blocks =
-      std::min(resident_blocks(kernel, chains::threads, 0, "tiled_transpose"),
-               ceil_div(shape.batch * shape.size, chains::threads));
-  kernel<<<static_cast<unsigned>(blocks), chains::threads, 0, stream>>>(data, shape);
-  check_launch("chains_short_cycles_kernel");
+  const auto kernel = chains::chains_move_kernel<W>;
+  const std::int64_t blocks = resident_blocks(kernel, chains::threads, 0, "tiled_transpose");
+  kernel<<<static_cast<unsigned>(blocks), chains::threads, 0, stream>>>(data, table, heads, shape);
+  check_launch("chains_move_kernel");
 }
 
 void launch_chains(unsigned char* data, const stage& s, const void* table, void* scratch,
@@ -361,10 +377,6 @@ void launch_chains(unsigned char* data, const stage& s, const void* table, void*
   shape.lanes = chain_lanes(shape.words);
   shape.chunks = static_cast<std::uint32_t>(ceil_div(shape.words, shape.lanes));
   shape.by_rows = tiled::fast_divmod(shape.rows);
-  shape.slots_bound =
-      static_cast<std::uint32_t>(chain_slots_bound(shape.size, tiled_chain_length(s)));
-  shape.chains_bound =
-      static_cast<std::uint32_t>(chain_entries_bound(shape.size, tiled_chain_length(s)));
   if (scratch == nullptr) refuse("the chains path needs a scratch for the heads of its cut cycles");
   const auto* entries = static_cast<const chain_entry*>(table);
   auto* heads = static_cast<unsigned char*>(scratch);
@@ -404,11 +416,32 @@ std::size_t tiled_on_chip_instance_bytes(const stage& s) {
 
 tiled_path choose_tiled_path(const stage& s) {
   if (tiled_on_chip_instance_bytes(s) <= tiled_on_chip_max_bytes) return tiled_path::on_chip;
+  if (chains_apply(s) && s.super_bytes >= chain_fast_super_bytes) return tiled_path::chains;
   if (saturating_product(static_cast<std::size_t>(s.rows * s.cols), s.super_bytes) <=
       tiled_scratch_max_bytes)
     return tiled_path::through_scratch;
   if (chains_apply(s)) return tiled_path::chains;
   return tiled_path::cycle_following;
+}
+
+double tiled_stage_passes(const stage& s) {
+  if (moves_nothing(s)) return 0;
+  // H200, xpose_inplace_stages on 400 MB: on chip 0.77 x copy for instances of 51 KB, 0.54 for
+  // 96 KB; chains 0.94-0.96 for super-elements of 256 bytes to 2 KiB, 0.83 for 128, 0.47-0.51
+  // for 64; through the scratch 0.41-0.44; cycle following 0.004-0.10.
+  switch (choose_tiled_path(s)) {
+    case tiled_path::on_chip:
+      return tiled_on_chip_instance_bytes(s) <= 64 * 1024 ? 1.3 : 1.85;
+    case tiled_path::chains:
+      return s.super_bytes >= 256   ? 1.05
+             : s.super_bytes >= 128 ? 1.2
+             : s.super_bytes >= 64  ? 2.0
+                                    : 3.5;
+    case tiled_path::through_scratch:
+      return 2.4;
+    default:
+      return 16.0;
+  }
 }
 
 std::uint32_t tiled_chain_length(const stage& s) {
@@ -447,7 +480,7 @@ std::size_t table_part(std::size_t bytes) {
 std::size_t tiled_table_bytes(const stage& s, tiled_path path) {
   validate(s);
   if (moves_nothing(s) || resolve(s, path) != tiled_path::chains || !chains_apply(s)) return 0;
-  return sizeof(chain_entry) + chain_table_bytes(s);  // the header, then the entries
+  return sizeof(chain_entry) * (1 + table_of(s)->entries.size());  // the header, the entries
 }
 
 std::size_t tiled_scratch_bytes(const stage& s, tiled_path path) {
@@ -470,15 +503,11 @@ void prepare_tiled_table(const stage& s, tiled_path path, void* table) {
   if (bytes == 0) return;
   if (table == nullptr)
     refuse("the chains path needs a table of " + std::to_string(bytes) + " bytes");
-  const chain_table made =
-      build_chain_table(static_cast<std::uint32_t>(s.rows), static_cast<std::uint32_t>(s.cols),
-                        tiled_chain_length(s));
-  if ((made.entries.size() + 1) * sizeof(chain_entry) > bytes)
-    refuse("the chain table outgrew its bound");
+  const std::shared_ptr<const chain_table> made = table_of(s);
   std::vector<chain_entry> upload;
-  upload.reserve(made.entries.size() + 1);
-  upload.push_back({static_cast<std::uint32_t>(made.entries.size()), made.split_chains, -1, 0});
-  upload.insert(upload.end(), made.entries.begin(), made.entries.end());
+  upload.reserve(made->entries.size() + 1);
+  upload.push_back({static_cast<std::uint32_t>(made->entries.size()), made->split_chains, -1, 0});
+  upload.insert(upload.end(), made->entries.begin(), made->entries.end());
   check_cuda(
       cudaMemcpy(table, upload.data(), upload.size() * sizeof(chain_entry), cudaMemcpyHostToDevice),
       "tiled_transpose: cudaMemcpy of the chain table");

@@ -43,6 +43,9 @@ constexpr std::size_t tiled_scratch_max_bytes = std::size_t{24} << 20;
 /// walk over every position on the host) and super-elements of at least this many bytes.
 constexpr std::uint64_t chain_max_positions = std::uint64_t{1} << 26;
 constexpr std::size_t chain_min_super_bytes = 32;
+/// From this size chains beat the scratch (H200: 64-byte super-elements 0.47-0.51 x copy,
+/// through the scratch 0.41-0.44).
+constexpr std::size_t chain_fast_super_bytes = 64;
 /// The chains path's scratch for the heads of cut cycles, at most (chains are made long enough).
 constexpr std::size_t chain_heads_max_bytes = std::size_t{16} << 20;
 
@@ -61,10 +64,15 @@ std::size_t tiled_on_chip_pitch(std::size_t row_bytes, std::size_t word_bytes);
 /// word size the super-element allows gives (the choice does not depend on the pointer).
 std::size_t tiled_on_chip_instance_bytes(const stage& s);
 
-/// The path `automatic` takes for `s`: on_chip where an instance fits tiled_on_chip_max_bytes,
-/// else through_scratch where one fits tiled_scratch_max_bytes, else chains where they apply,
+/// The path `automatic` takes for `s`: on_chip where an instance fits tiled_on_chip_max_bytes;
+/// else chains where they apply on super-elements of chain_fast_super_bytes or more; else
+/// through_scratch where an instance fits tiled_scratch_max_bytes; else chains where they apply;
 /// else cycle_following.
 tiled_path choose_tiled_path(const stage& s);
+
+/// Predicted passes over memory of `s` on its automatic path: the inverse of the path's speed
+/// relative to a copy of the same bytes (H200, xpose_inplace_stages).
+double tiled_stage_passes(const stage& s);
 
 /// Positions per chain of the chains path for `s`: cut cycles give chains of this length, cycles
 /// up to it are closed chains. Long enough that the heads' scratch stays within

@@ -110,6 +110,58 @@ struct fast_divmod {
   }
 };
 
+// ---- copy back from the scratch -----------------------------------------------------------------
+
+constexpr int copy_threads = 256;
+constexpr int copy_words_per_thread = 4;
+
+/// to[i] = from[i] for `words` words of W bytes (the through_scratch path's copy back), each
+/// thread moving copy_words_per_thread words per round with its loads ahead of its stores. With
+/// Discard (W = 16, `from` 128-byte aligned, whole lines), every line of `from` is dropped from
+/// L2 once copied (discard.global.L2): the scratch is dirty there, and writing it back to DRAM
+/// would cost a pass it is never read again for.
+template <int W, bool Discard>
+__global__ void __launch_bounds__(copy_threads)
+    copy_words_kernel(unsigned char* to, const unsigned char* from, std::int64_t words) {
+  using word = word_t<W>;
+  auto* dst = reinterpret_cast<word*>(to);
+  const auto* src = reinterpret_cast<const word*>(from);
+  if constexpr (Discard) {
+    // A warp copies runs of 32 * copy_words_per_thread consecutive words; lane l then drops the
+    // lines of its run (8 words each) after the whole warp has its values.
+    constexpr std::int64_t run = 32 * copy_words_per_thread;
+    const unsigned lane = threadIdx.x & 31;
+    const std::int64_t warps = std::int64_t{gridDim.x} * (copy_threads / 32);
+    for (std::int64_t start = (std::int64_t{blockIdx.x} * copy_threads + threadIdx.x) / 32 * run;
+         start < words; start += warps * run) {
+      word v[copy_words_per_thread];
+#pragma unroll
+      for (int u = 0; u < copy_words_per_thread; ++u)
+        if (start + u * 32 + lane < words) v[u] = src[start + u * 32 + lane];
+#pragma unroll
+      for (int u = 0; u < copy_words_per_thread; ++u)
+        if (start + u * 32 + lane < words) dst[start + u * 32 + lane] = v[u];
+      __syncwarp();
+      constexpr int words_per_line = 128 / W;
+      if (lane < run / words_per_line && start + lane * words_per_line < words)
+        asm volatile("discard.global.L2 [%0], 128;" ::"l"(src + start + lane * words_per_line)
+                     : "memory");
+    }
+    return;
+  }
+  const std::int64_t stride = std::int64_t{gridDim.x} * copy_threads;
+  for (std::int64_t i = std::int64_t{blockIdx.x} * copy_threads + threadIdx.x; i < words;
+       i += stride * copy_words_per_thread) {
+    word v[copy_words_per_thread];
+#pragma unroll
+    for (int u = 0; u < copy_words_per_thread; ++u)
+      if (i + u * stride < words) v[u] = src[i + u * stride];
+#pragma unroll
+    for (int u = 0; u < copy_words_per_thread; ++u)
+      if (i + u * stride < words) dst[i + u * stride] = v[u];
+  }
+}
+
 // ---- on chip ---------------------------------------------------------------------------------
 
 /// The on-chip launch's shape: rows x cols super-elements of k words of W bytes; instances in
