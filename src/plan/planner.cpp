@@ -131,6 +131,9 @@ void choose_rectangular_route(plan_data& p, const workspace_function& workspace_
     trial.stages = rectangular_stages(p, candidate, cost_of);
     if (trial.stages.empty()) continue;
     const double passes = total_passes(trial.stages);
+    // A route predicted slower than one already within budget is not weighed further (its
+    // workspace can be costly to size: the GPU walks the cycles of its tables).
+    if (best_within && passes >= best_passes && candidate != route::skinny_chunks) continue;
     const double workspace = static_cast<double>(workspace_of(trial));
     const bool within = workspace <= budget;
     // On the CPU the skinny route is built for its shapes: measured 3-15x faster there than

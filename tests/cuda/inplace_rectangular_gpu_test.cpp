@@ -99,6 +99,11 @@ TEST(GpuInplaceRectangular, PaperShapesAndPrimes) {
   check_inplace(16, 1000000, 4, route::automatic, ++seed);
   check_inplace(7200, 1800, 12, route::automatic, ++seed);
   check_inplace(7919, 3000, 4, route::three_stage, ++seed);
+  // Dimensions with few factors (4 x a prime) take small super-elements; two primes take one
+  // stage of single elements by chains.
+  check_inplace(7444, 11444, 4, route::automatic, ++seed);
+  check_inplace(7919, 10007, 4, route::automatic, ++seed);
+  check_inplace(1009, 997, 2, route::cycle_following, ++seed);
 }
 
 // Skinny shapes whose chunks divide the long side take skinny_chunks, all tiled transpositions.

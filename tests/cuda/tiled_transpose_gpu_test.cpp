@@ -211,11 +211,11 @@ TEST(GpuTiledTranspose, EveryShapeUpTo24ThroughScratch) {
   check_every_small_shape(tiled_path::through_scratch, small_super_bytes);
 }
 
-// Super-elements of 32 bytes and more (the chains path's), words of 1 to 16 bytes, lane groups
-// of 2 to 32 lanes and column chunks; cycles of more than 64 positions cut into chains.
+// Super-elements of 1 to 1040 bytes, words of 1 to 16 bytes, groups of 1 to 64 threads and column
+// chunks; long cycles cut into chains.
 TEST(GpuTiledTranspose, EveryShapeUpTo24Chains) {
   XPOSE_REQUIRE_GPU();
-  constexpr std::size_t sizes[] = {32, 33, 48, 64, 100, 1040};
+  constexpr std::size_t sizes[] = {1, 4, 12, 32, 33, 48, 64, 100, 1040};
   check_every_small_shape(tiled_path::chains, sizes);
 }
 
@@ -272,10 +272,11 @@ TEST(GpuTiledTranspose, LargerOnChipShapes) {
   }
 }
 
-// Instances far larger than shared memory, each on the path automatic takes for it: through the
-// scratch up to tiled_scratch_max_bytes, chains for super-elements of 32 bytes and more (stage
-// 100, 7200-byte super-elements; cut cycles, batches), cycle following for the rest (4-byte
-// elements of 52 MB), prime dimensions; then the chains and cycle following forced on some.
+// Instances far larger than shared memory, each on the path automatic takes for it: chains for
+// super-elements of 64 bytes and more (stage 100, 7200-byte super-elements; cut cycles,
+// batches), through the scratch up to tiled_scratch_max_bytes for smaller ones, chains above
+// that (4-byte elements of 52 MB, 2-byte ones), prime dimensions; then the chains, the scratch
+// and cycle following forced on some.
 TEST(GpuTiledTranspose, LargeShapes) {
   XPOSE_REQUIRE_GPU();
   gpu_scratch scratch;
@@ -284,7 +285,8 @@ TEST(GpuTiledTranspose, LargeShapes) {
     tiled_path expected;
   };
   const large_case cases[] = {
-      {tiled_stage(1, 7200, 1800, 4), tiled_path::cycle_following},
+      {tiled_stage(1, 7200, 1800, 4), tiled_path::chains},
+      {tiled_stage(1, 4000, 3999, 2), tiled_path::chains},
       {tiled_stage(1, 100, 72, 7200), tiled_path::chains},
       {tiled_stage(3, 1000, 999, 4), tiled_path::through_scratch},
       {tiled_stage(1, 997, 1009, 4), tiled_path::through_scratch},
@@ -356,7 +358,9 @@ TEST(GpuTiledTranspose, WorkspaceOfCycleFollowing) {
   EXPECT_EQ(
       tiled_transpose_workspace_for_path(tiled_stage(3, 24, 24, 4), tiled_path::cycle_following),
       3u * 36 * 4);
-  EXPECT_EQ(tiled_transpose_workspace(tiled_stage(1, 7200, 1800, 4)), 7200u * 1800 / 16 * 4);
+  EXPECT_EQ(tiled_transpose_workspace_for_path(tiled_stage(1, 7200, 1800, 4),
+                                               tiled_path::cycle_following),
+            7200u * 1800 / 16 * 4);
   // 7200-byte super-elements: 450 words of 16 bytes, 2 chunks.
   EXPECT_EQ(detail::cuda::tiled_cycle_chunks(tiled_stage(1, 100, 72, 7200)), 2);
   EXPECT_EQ(tiled_transpose_workspace_for_path(tiled_stage(1, 100, 72, 7200),
@@ -389,7 +393,8 @@ TEST(GpuTiledTranspose, OnChipPitchAndChoice) {
   EXPECT_EQ(detail::cuda::tiled_on_chip_instance_bytes(tiled_stage(1, 150, 160, 4)), 150u * 644);
   EXPECT_EQ(choose_tiled_path(tiled_stage(1, 150, 160, 4)), tiled_path::on_chip);
   EXPECT_EQ(choose_tiled_path(tiled_stage(1, 160, 160, 4)), tiled_path::through_scratch);
-  EXPECT_EQ(choose_tiled_path(tiled_stage(1, 7200, 1800, 4)), tiled_path::cycle_following);
+  EXPECT_EQ(choose_tiled_path(tiled_stage(1, 7200, 1800, 4)), tiled_path::chains);
+  EXPECT_EQ(choose_tiled_path(tiled_stage(2, 20000, 20000, 1)), tiled_path::cycle_following);
   EXPECT_EQ(choose_tiled_path(tiled_stage(1, 7200, 1800, 32)), tiled_path::chains);
 }
 

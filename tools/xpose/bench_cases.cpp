@@ -19,6 +19,15 @@ struct shape_and_elem {
   std::size_t elem_size;
 };
 
+/// SplitMix64 (Steele, Lea and Flood): the same sequence on every platform, unlike the standard
+/// distributions.
+std::uint64_t splitmix64(std::uint64_t& state) {
+  std::uint64_t z = (state += 0x9e3779b97f4a7c15ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
 void add(std::vector<bench_case>& cases, const std::string& group, xpose::device target,
          bool in_place, route r, std::initializer_list<shape_and_elem> shapes) {
   for (const auto& s : shapes)
@@ -267,7 +276,29 @@ std::vector<bench_case> default_cuda_cases() {
        {7200, 1800, 1},
        {1000000, 16, 4},
        {32, 1000000, 4}});
-  add(cases, rectangular, cuda, true, route::four_stage, {{7200, 1800, 4}, {5100, 2500, 4}});
+  add(cases, rectangular, cuda, true, route::four_stage,
+      {{7200, 1800, 4},
+       {5100, 2500, 4},
+       {4000, 3200, 4},
+       {3300, 3900, 4},
+       {2500, 5100, 4},
+       {1800, 7200, 4}});
+  // 40 random shapes, both dimensions in [1000, 20000] (SplitMix64, seed 39; listed in
+  // docs/performance.md), fp32.
+  std::uint64_t state = 39;
+  for (int i = 0; i < 40; ++i) {
+    const auto rows = static_cast<std::int64_t>(1000 + splitmix64(state) % 19001);
+    const auto cols = static_cast<std::int64_t>(1000 + splitmix64(state) % 19001);
+    add(cases, "cuda in-place random", cuda, true, route::automatic, {{rows, cols, 4}});
+  }
+  // Skinny both ways: AoS <-> SoA of 2 to 64 fields of fp32.
+  for (const std::int64_t narrow : {2, 3, 4, 8, 16, 32, 64}) {
+    add(cases, "cuda in-place skinny", cuda, true, route::automatic, {{1000000, narrow, 4}});
+    add(cases, "cuda in-place skinny", cuda, true, route::automatic, {{narrow, 1000000, 4}});
+  }
+  // A prime dimension, or two.
+  add(cases, "cuda in-place primes", cuda, true, route::automatic,
+      {{7919, 1800, 4}, {1800, 7919, 4}, {10007, 4096, 4}, {12007, 6000, 4}, {7919, 10007, 4}});
   for (const route r : {route::copy_naive, route::copy_shared_tiles, route::copy_padded_tiles,
                         route::copy_multi_element, route::copy_tuned})
     cases.push_back({"cuda out-of-place seed variants", cuda, false, r, 4096, 4096, 4});
@@ -275,6 +306,9 @@ std::vector<bench_case> default_cuda_cases() {
     for (const std::size_t elem : {4, 8})
       add_square_variants(cases, "cuda in-place square", cuda,
                           {route::square_tile_swap, route::square_naive}, n, elem);
+  // Square sizes that are not multiples of the tile, 1000 to 40000.
+  for (const std::int64_t n : {1000, 1999, 5003, 10007, 20011, 30001, 40000})
+    add(cases, "cuda in-place square any size", cuda, true, route::automatic, {{n, n, 4}});
   return cases;
 }
 

@@ -5,6 +5,7 @@
 #include <cublas_v2.h>
 
 #include <limits>
+#include <optional>
 #include <stdexcept>
 #include <string>
 
@@ -57,21 +58,46 @@ peer_result run_gpu_peer(const bench_case& c, const reference_pair& reference,
   peer_result peer;
   constexpr auto int_max = std::numeric_limits<int>::max();
   // geam transposes one matrix per call: batches have no peer.
-  if (c.in_place || (c.elem_size != 4 && c.elem_size != 8) || c.batch != 1 || c.rows > int_max ||
+  if ((c.elem_size != 4 && c.elem_size != 8) || c.batch != 1 || c.rows > int_max ||
       c.cols > int_max)
     return peer;
-  peer.name = c.elem_size == 4 ? "cublas sgeam" : "cublas dgeam";
+  // In place, what users do without xpose: geam into a second buffer, then a copy back (twice
+  // the memory). That buffer is allocated here when the device has room for it.
+  peer.name = std::string(c.elem_size == 4 ? "cublas sgeam" : "cublas dgeam") +
+              (c.in_place ? " + copy back" : "");
   const std::size_t bytes = c.matrix_bytes();
+  std::optional<device_buffer> second;
   try {
     check_cublas(cublasSetStream(cublas_handle(), stream), "cublasSetStream");
+    if (c.in_place) {
+      std::size_t free_bytes = 0, total_bytes = 0;
+      check_cuda(cudaMemGetInfo(&free_bytes, &total_bytes), "cudaMemGetInfo");
+      if (bytes + (64u << 20) > free_bytes) {
+        peer.name.clear();  // no room for the peer's second buffer
+        return peer;
+      }
+      second.emplace(bytes);
+    }
   } catch (const std::exception& e) {
     peer.failure = e.what();
     return peer;
   }
   const timed_runs runs = time_device_runs(
       stream, settings,
-      [&] { check_cuda(cudaMemsetAsync(d_output, 0, bytes, stream), "cudaMemsetAsync"); },
-      [&] { run_geam(c, d_input, d_output); },
+      [&] {
+        if (c.in_place)
+          check_cuda(cudaMemcpyAsync(d_output, d_input, bytes, cudaMemcpyDeviceToDevice, stream),
+                     "cudaMemcpyAsync");
+        else
+          check_cuda(cudaMemsetAsync(d_output, 0, bytes, stream), "cudaMemsetAsync");
+      },
+      [&] {
+        if (!c.in_place) return run_geam(c, d_input, d_output);
+        run_geam(c, d_output, second->data());
+        check_cuda(
+            cudaMemcpyAsync(d_output, second->data(), bytes, cudaMemcpyDeviceToDevice, stream),
+            "cudaMemcpyAsync");
+      },
       [&] {
         check_cuda(cudaMemcpy(readback, d_output, bytes, cudaMemcpyDeviceToHost), "cudaMemcpy");
         return check_run(readback, reference);

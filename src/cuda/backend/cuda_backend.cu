@@ -154,13 +154,13 @@ std::string kernel_text(const stage& s) {
         return "tiled_transpose on chip: whole instances per block through shared memory, "
                "written back transposed after a barrier";
       case tiled_path::through_scratch:
-        return "tiled_transpose through a scratch in L2: groups of instances transposed out of "
+        return "tiled_transpose through a scratch: groups of instances transposed out of "
                "place by the copy kernels, then copied back";
       case tiled_path::chains:
         return "tiled_transpose by chains: long cycles cut into chains of " +
                std::to_string(tiled_chain_length(s)) +
-               " (a table made at plan time, the first of each chain saved aside), short "
-               "cycles found on the device; loads run ahead of stores along each chain";
+               " (every cycle listed in a table made at plan time, the first super-element of "
+               "each cut chain saved aside); loads run ahead of stores along each chain";
       default:
         return "tiled_transpose by cycle following: every super-element claimed through "
                "2-bit states in the workspace, moved once along its cycle";

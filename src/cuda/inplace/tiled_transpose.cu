@@ -318,12 +318,10 @@ void launch_through_scratch(unsigned char* data, const stage& s, void* scratch,
 
 // ---- chains ------------------------------------------------------------------------------------
 
-/// Lanes per group of the chains kernels for super-elements of `words` words: the least power
-/// of two covering them, at most 32.
-std::uint32_t chain_lanes(std::int64_t words) {
-  std::uint32_t lanes = 1;
-  while (lanes < 32 && lanes < words) lanes *= 2;
-  return lanes;
+/// Threads per item of the chains kernels for super-elements of `words` words: the words of a
+/// column chunk, chunks as even as chains::chain_group_limit allows.
+std::uint32_t chain_group(std::int64_t words) {
+  return static_cast<std::uint32_t>(ceil_div(words, ceil_div(words, chains::chain_group_limit)));
 }
 
 bool chains_apply(const stage& s) {
@@ -374,8 +372,9 @@ void launch_chains(unsigned char* data, const stage& s, const void* table, void*
   shape.batch = s.batch;
   shape.super_bytes = static_cast<std::int64_t>(s.super_bytes);
   shape.words = static_cast<std::uint32_t>(s.super_bytes / static_cast<std::size_t>(w));
-  shape.lanes = chain_lanes(shape.words);
-  shape.chunks = static_cast<std::uint32_t>(ceil_div(shape.words, shape.lanes));
+  shape.group = chain_group(shape.words);
+  shape.chunks = static_cast<std::uint32_t>(ceil_div(shape.words, shape.group));
+  shape.by_group = tiled::fast_divmod(shape.group);
   shape.by_rows = tiled::fast_divmod(shape.rows);
   if (scratch == nullptr) refuse("the chains path needs a scratch for the heads of its cut cycles");
   const auto* entries = static_cast<const chain_entry*>(table);
@@ -426,21 +425,27 @@ tiled_path choose_tiled_path(const stage& s) {
 
 double tiled_stage_passes(const stage& s) {
   if (moves_nothing(s)) return 0;
-  // H200, xpose_inplace_stages on 400 MB: on chip 0.77 x copy for instances of 51 KB, 0.54 for
-  // 96 KB; chains 0.94-0.96 for super-elements of 256 bytes to 2 KiB, 0.83 for 128, 0.47-0.51
-  // for 64; through the scratch 0.41-0.44; cycle following 0.004-0.10.
+  // H200, xpose_inplace_stages on 400-500 MB: on chip 0.77 x copy for instances of 51 KB, 0.54
+  // for 96 KB; through the scratch 0.41-0.44; cycle following 0.004-0.01 on single elements; chains
+  // by how the super-element meets 128-byte lines: multiples of 128 bytes 0.87-0.95 from 256 bytes
+  // up, 0.83 at 128; of 64 but not 128 0.68-0.74; of 32 but not 64 0.46-0.70 (96: 0.46, 160: 0.59,
+  // 288: 0.65, 480: 0.70); others 0.45-0.65 (240: 0.58, 260: 0.46-0.55, 400: 0.58-0.65); 64 bytes
+  // 0.45-0.51; smaller super-elements by the sectors they waste.
   switch (choose_tiled_path(s)) {
     case tiled_path::on_chip:
       return tiled_on_chip_instance_bytes(s) <= 64 * 1024 ? 1.3 : 1.85;
-    case tiled_path::chains:
-      return s.super_bytes >= 256   ? 1.05
-             : s.super_bytes >= 128 ? 1.2
-             : s.super_bytes >= 64  ? 2.0
-                                    : 3.5;
+    case tiled_path::chains: {
+      const std::size_t b = s.super_bytes;
+      if (b % 128 == 0) return b >= 256 ? 1.1 : 1.2;
+      if (b % 64 == 0) return b >= 128 ? 1.4 : 2.1;
+      if (b % 32 == 0) return b >= 256 ? 1.5 : b >= 128 ? 1.7 : 2.2;
+      if (b >= 32) return b >= 256 ? 1.9 : 2.3;
+      return 2.3 * 32.0 / static_cast<double>(b);  // whole sectors moved for a few bytes
+    }
     case tiled_path::through_scratch:
       return 2.4;
     default:
-      return 16.0;
+      return 100.0;
   }
 }
 
@@ -450,7 +455,7 @@ std::uint32_t tiled_chain_length(const stage& s) {
   constexpr std::uint64_t wanted_groups = std::uint64_t{1} << 16;
   const auto size = static_cast<std::uint64_t>(s.rows * s.cols);
   const auto words = static_cast<std::int64_t>(s.super_bytes / word_limit(s.super_bytes));
-  const auto chunks = static_cast<std::uint64_t>(ceil_div(words, chain_lanes(words)));
+  const auto chunks = static_cast<std::uint64_t>(ceil_div(words, chain_group(words)));
   const std::uint64_t groups = size * static_cast<std::uint64_t>(s.batch) * chunks;
   // Cut cycles give at most 2 * size / length chains per instance, each holding a head.
   const std::uint64_t total =

@@ -7,11 +7,11 @@
 //    where one instance, rows padded (tiled_on_chip_pitch), fits tiled_on_chip_max_bytes.
 //  - through_scratch: groups of whole instances transposed out of place into a scratch of at
 //    most tiled_scratch_max_bytes (by the out-of-place dispatch, copy_dispatch.hpp), then copied
-//    back: the scratch stays in L2, so DRAM sees about one pass. Instances up to that size.
-//  - chains: the cycles of eq. 1 moved by groups of lanes with their loads in flight ahead of
-//    their stores, long cycles cut into chains listed in a table made at plan time
-//    (chain_table.hpp), short ones found on the device. Instances of up to chain_max_positions
-//    super-elements of at least chain_min_super_bytes bytes.
+//    back. Instances up to that size. (The copy back reads the scratch from DRAM on the H200: the
+//    L2 does not keep it; 0.41-0.52 x copy.)
+//  - chains: the cycles of eq. 1 moved by groups of threads with their loads in flight ahead of
+//    their stores, every cycle listed in a table made at plan time (chain_table.hpp), long ones
+//    cut into chains. Instances of up to chain_max_positions super-elements.
 //  - cycle_following: the cycles followed in global memory with per-element claim states
 //    (PTTWAC, sec. 4 and 5.1; one group of lanes per super-element as in sec. 5.2.1), for the
 //    rest.
@@ -36,13 +36,14 @@ enum class tiled_path { automatic, on_chip, through_scratch, chains, cycle_follo
 /// Dynamic shared memory a block of the on-chip path may take (opted in above 48 KiB).
 constexpr std::size_t tiled_on_chip_max_bytes = 96 * 1024;
 
-/// The through_scratch path's scratch: whole instances, as many as fit this (at least one).
-/// About half the H200's 50 MB L2, so that the copy back finds most of it there.
+/// The through_scratch path's scratch: whole instances, as many as fit this (at least one). H200:
+/// 4 MiB 0.26-0.33 x copy, 8 MiB 0.32-0.39, 24 MiB 0.37-0.51, 40 MiB 0.40-0.52 (fewer rounds).
 constexpr std::size_t tiled_scratch_max_bytes = std::size_t{24} << 20;
 /// The chains path takes instances of at most this many super-elements (the table is made by a
-/// walk over every position on the host) and super-elements of at least this many bytes.
-constexpr std::uint64_t chain_max_positions = std::uint64_t{1} << 26;
-constexpr std::size_t chain_min_super_bytes = 32;
+/// walk over every position on the host, about a second at this size) and super-elements of at
+/// least this many bytes.
+constexpr std::uint64_t chain_max_positions = std::uint64_t{1} << 28;
+constexpr std::size_t chain_min_super_bytes = 1;
 /// From this size chains beat the scratch (H200: 64-byte super-elements 0.47-0.51 x copy,
 /// through the scratch 0.41-0.44).
 constexpr std::size_t chain_fast_super_bytes = 64;
