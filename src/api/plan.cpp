@@ -157,6 +157,8 @@ std::string plan::describe() const {
     out << " (" << percent << "% of the matrix)";
   }
   out << "\n  predicted: " << passes_text(p.predicted_passes) << " over memory\n";
+  if (p.options.target == device::cpu) out << "  threads: " << p.threads << "\n";
+  for (const std::string& note : p.notes) out << "  note: " << note << "\n";
   return out.str();
 }
 

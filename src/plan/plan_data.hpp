@@ -84,6 +84,9 @@ struct plan_data {
   /// Where the scratch that every stage may overwrite starts in the workspace (after the tables).
   std::size_t scratch_offset = 0;
   double predicted_passes = 0;
+  /// What describe() adds about the planner's choice (fewer threads than asked, a route slower
+  /// than the fastest one because of the workspace budget).
+  std::vector<std::string> notes;
   /// Workspace allocated at plan time (host or device memory, per options.target).
   std::shared_ptr<void> workspace;
   /// Serializes execute() calls on one plan (and its copies): they share the workspace.

@@ -5,6 +5,7 @@
 #include "plan/planner.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <numeric>
 #include <string>
 
@@ -16,6 +17,16 @@
 namespace xpose::detail {
 
 namespace {
+
+/// A route within budget predicted at more than this many times an over-budget route's passes is
+/// not taken silently.
+constexpr double slower_route_limit = 1.5;
+
+std::string passes_text(double passes) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.2f", passes);
+  return text;
+}
 
 [[noreturn]] void cannot_apply(route r, const std::string& why) {
   throw error(status::unsupported, "route " + std::string(to_string(r)) + " " + why);
@@ -109,7 +120,9 @@ std::vector<stage> rectangular_stages(const plan_data& p, route r,
 
 /// Automatic choice: the skinny route when it applies within the workspace budget; otherwise,
 /// among the routes within the budget, the fewest predicted passes (on a tie the earlier
-/// candidate); when none is within budget, the least workspace.
+/// candidate); when none is within budget, the least workspace. When a route over the budget is
+/// predicted at fewer than 1 / slower_route_limit of the chosen one's passes, the CPU runs it on
+/// fewer threads if that brings it within budget; otherwise the plan notes the trade.
 void choose_rectangular_route(plan_data& p, const workspace_function& workspace_of,
                               const stage_cost_function& cost_of) {
   const double matrix_bytes = static_cast<double>(p.rows) * p.cols * p.desc.elem_size;
@@ -121,6 +134,10 @@ void choose_rectangular_route(plan_data& p, const workspace_function& workspace_
   bool best_within = false;
   double best_passes = 0, best_workspace = 0;
   std::vector<stage> best;
+  // The route with the fewest passes among those over the budget.
+  std::vector<stage> fastest;
+  double fastest_passes = 0;
+  route fastest_route = route::automatic;
   // On a tie the earlier candidate wins: on the GPU the 3-stage route, which runs skinny shapes
   // in two passes too.
   const bool gpu = p.options.target == device::cuda;
@@ -144,6 +161,11 @@ void choose_rectangular_route(plan_data& p, const workspace_function& workspace_
       p.chosen = candidate;
       return;
     }
+    if (!within && (fastest.empty() || passes < fastest_passes)) {
+      fastest = trial.stages;
+      fastest_passes = passes;
+      fastest_route = candidate;
+    }
     const bool better = best.empty() || (within && !best_within) ||
                         (within && best_within && passes < best_passes) ||
                         (!within && !best_within && workspace < best_workspace);
@@ -156,6 +178,31 @@ void choose_rectangular_route(plan_data& p, const workspace_function& workspace_
     }
   }
   p.stages = std::move(best);
+  // A route far faster than the one within budget whose workspace grows with the CPU threads
+  // (row_column's buffers, per thread) runs on fewer threads rather than be traded for one
+  // predicted at many times its passes.
+  if (fastest.empty() || fastest_passes * slower_route_limit >= best_passes) return;
+  if (!gpu) {
+    plan_data trial = p;
+    trial.stages = fastest;
+    for (trial.threads = p.threads / 2; trial.threads >= 1; trial.threads /= 2) {
+      if (static_cast<double>(workspace_of(trial)) > budget) continue;
+      p.notes.push_back("route " + std::string(to_string(fastest_route)) + " runs on " +
+                        std::to_string(trial.threads) + " of the " + std::to_string(p.threads) +
+                        " threads: its per-thread workspace on all of them exceeds the budget, "
+                        "and the route within it was predicted at " +
+                        passes_text(best_passes) + " passes against " +
+                        passes_text(fastest_passes));
+      p.threads = trial.threads;
+      p.stages = std::move(trial.stages);
+      p.chosen = fastest_route;
+      return;
+    }
+  }
+  p.notes.push_back("route " + std::string(to_string(fastest_route)) + " is predicted at " +
+                    passes_text(fastest_passes) + " passes but needs more workspace than the " +
+                    "budget (" + std::to_string(static_cast<long long>(budget)) +
+                    " bytes); the route taken is predicted at " + passes_text(best_passes));
 }
 
 }  // namespace

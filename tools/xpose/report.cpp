@@ -10,10 +10,8 @@
 #include <unistd.h>
 #include <nlohmann/json.hpp>
 
-// The commit the tool is built from (tools/xpose/CMakeLists.txt defines it at configure time).
-#ifndef XPOSE_GIT_COMMIT
-#define XPOSE_GIT_COMMIT "unknown"
-#endif
+// XPOSE_GIT_COMMIT: the commit the tool is built from (cmake/git_commit.cmake, at every build).
+#include "git_commit.hpp"
 
 namespace xpose_cli {
 
