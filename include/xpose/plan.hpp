@@ -43,6 +43,14 @@ class plan {
   std::size_t workspace_bytes() const noexcept;
   /// Predicted passes over the matrix (1 = read and write every element once).
   double predicted_passes() const noexcept;
+  /// The stages describe() lists, in order.
+  std::size_t stage_count() const noexcept;
+  /// The label describe() gives stage i ("100", "0010", "row_shuffle", ...).
+  std::string stage_label(std::size_t i) const;
+  /// In-place plans, for profiling: runs stage i alone on the batch at `data`, which is left
+  /// between two stages of the route (not transposed). A stage the CPU fuses with the next one
+  /// runs unfused. Throws xpose::error{invalid_argument} for i >= stage_count().
+  void execute_stage(std::size_t i, void* data) const;
 
   explicit plan(std::shared_ptr<detail::plan_data> data);
 

@@ -178,6 +178,35 @@ void plan::execute(void* data) const {
 #endif
 }
 
+std::size_t plan::stage_count() const noexcept {
+  return data_->stages.size();
+}
+
+std::string plan::stage_label(std::size_t i) const {
+  if (i >= data_->stages.size())
+    throw error(status::invalid_argument, "stage " + std::to_string(i) + " of a plan of " +
+                                              std::to_string(data_->stages.size()) + " stages");
+  return data_->stages[i].label;
+}
+
+void plan::execute_stage(std::size_t i, void* data) const {
+  const plan_data& p = *data_;
+  if (!p.in_place)
+    throw error(status::invalid_argument, "execute_stage runs the stages of in-place plans");
+  if (i >= p.stages.size())
+    throw error(status::invalid_argument, "stage " + std::to_string(i) + " of a plan of " +
+                                              std::to_string(p.stages.size()) + " stages");
+  detail::require_pointer(data, "data");
+  const std::lock_guard<std::mutex> serialized(*p.execute_lock);
+  if (p.options.target == device::cpu) {
+    detail::cpu::execute_inplace(p, data, i, i + 1);
+    return;
+  }
+#ifdef XPOSE_HAVE_CUDA
+  detail::cuda::execute_inplace(p, data, i, i + 1);
+#endif
+}
+
 void plan::execute(const void* src, void* dst) const {
   const plan_data& p = *data_;
   if (p.in_place)

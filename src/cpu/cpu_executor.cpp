@@ -54,7 +54,7 @@ std::size_t workspace_bytes(const plan_data& plan) {
   return held_bytes(plan) + bytes;
 }
 
-void execute_inplace(const plan_data& plan, void* data) {
+void execute_inplace(const plan_data& plan, void* data, std::size_t first, std::size_t last) {
   auto* held = static_cast<std::byte*>(plan.workspace.get());
   std::byte* workspace = held + held_bytes(plan);
   const auto& stages = plan.stages;
@@ -62,10 +62,11 @@ void execute_inplace(const plan_data& plan, void* data) {
       static_cast<std::size_t>(plan.batch_stride) * plan.desc.elem_size;
   for (std::int64_t b = 0; b < plan.desc.batch; ++b) {
     std::byte* matrix = static_cast<std::byte*>(data) + b * matrix_stride;
-    for (std::size_t i = 0; i < stages.size(); ++i) {
+    const std::size_t end = std::min(last, stages.size());
+    for (std::size_t i = first; i < end; ++i) {
       const stage& s = stages[i];
       if (s.kind == stage_kind::tiled_transpose) {
-        if (s.fused_with_next && i + 1 < stages.size()) {
+        if (s.fused_with_next && i + 1 < end) {
           tiled_transpose_fused(matrix, s, stages[i + 1], workspace, plan.threads);
           ++i;
         } else {

@@ -121,6 +121,27 @@ TEST(GpuInplaceRectangular, SkinnyChunksWithoutARemainder) {
   check_inplace(16, 65536, 4, route::skinny_chunks, ++seed, 2);
 }
 
+// plan::execute_stage, every stage in order, gives the whole transposition on the device.
+TEST(GpuInplaceRectangular, StageByStage) {
+  XPOSE_REQUIRE_GPU();
+  for (const auto& [rows, cols] :
+       {std::pair<std::int64_t, std::int64_t>{7200, 1800}, {20000, 5000}, {1000000, 16}}) {
+    const std::size_t bytes = static_cast<std::size_t>(rows * cols) * 4;
+    const std::vector<unsigned char> host = random_bytes(bytes, 950 + rows);
+    std::vector<unsigned char> expected(bytes);
+    reference_batched(host.data(), expected.data(), 1, rows, cols, 4, cols, rows, rows * cols,
+                      rows * cols);
+    device_buffer data(bytes);
+    data.upload(host);
+    plan_options options;
+    options.target = device::cuda;
+    const plan p = plan_inplace({rows, cols, 4}, options);
+    for (std::size_t i = 0; i < p.stage_count(); ++i) p.execute_stage(i, data.get());
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    EXPECT_EQ(first_difference(data.download(bytes), expected), -1) << p.describe();
+  }
+}
+
 TEST(GpuInplaceRectangular, BatchedAndRoundTrip) {
   XPOSE_REQUIRE_GPU();
   check_inplace(60, 36, 4, route::automatic, 900, 3);

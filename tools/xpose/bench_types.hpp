@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include <xpose/xpose.hpp>
 
@@ -50,6 +51,12 @@ struct peer_result {
   std::string failure;  ///< why the peer run failed or its result was wrong
 };
 
+/// One stage of an in-place GPU plan timed alone (plan::execute_stage) on the same matrix.
+struct stage_time {
+  std::string label;
+  rate measured;
+};
+
 struct bench_row {
   bench_case spec;
   std::string chosen_route;  ///< the route the plan took (differs from spec.route if automatic)
@@ -61,6 +68,7 @@ struct bench_row {
   std::string failure;  ///< planning/execution error or the first wrong element
   std::string skipped;  ///< why the case was not run (too large for this device), not a failure
   peer_result peer;
+  std::vector<stage_time> stages;  ///< in-place GPU plans of two stages or more
 };
 
 /// A device the run measured, for the table's header and the JSON output.

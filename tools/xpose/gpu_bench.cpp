@@ -104,6 +104,15 @@ void measure(bench_row& row, reference_cache& references, const bench_settings& 
   row.verified = runs.failure.empty();
   if (row.verified) row.measured = rate_from_times(runs.times_ms, bytes);
   row.copy = time_device_memcpy(stream, d_work.data(), d_input.data(), bytes, settings);
+  // Each stage alone on the same matrix (left between stages: only the times are read).
+  if (c.in_place && row.verified && plan->stage_count() > 1)
+    for (std::size_t i = 0; i < plan->stage_count(); ++i) {
+      const timed_runs stage_runs = time_device_runs(
+          stream, settings, [] {}, [&] { plan->execute_stage(i, d_work.data()); },
+          [] { return std::string(); });
+      if (!stage_runs.failure.empty()) break;
+      row.stages.push_back({plan->stage_label(i), rate_from_times(stage_runs.times_ms, bytes)});
+    }
   row.peer =
       run_gpu_peer(c, reference, settings, stream, d_input.data(), d_work.data(), readback.data());
 }

@@ -228,6 +228,14 @@ void print_table(std::FILE* out, const std::vector<device_info>& devices,
                  row.peer.name.empty() ? "-" : row.peer.name.c_str(),
                  number(row.peer.verified ? row.peer.measured.gb_per_s : no_value, "%.2f").c_str(),
                  number(ratio_to_peer(row), "%.2f").c_str(), check_label(row).c_str());
+    for (const stage_time& st : row.stages)
+      std::fprintf(out, "    stage %-10s %9s ms %6s x copy\n", st.label.c_str(),
+                   number(st.measured.median_ms, "%.4g").c_str(),
+                   number(row.copy.gb_per_s > 0 && st.measured.gb_per_s > 0
+                              ? st.measured.gb_per_s / row.copy.gb_per_s
+                              : no_value,
+                          "%.3f")
+                       .c_str());
     if (i + 1 == rows.size() || rows[i + 1].spec.group != row.spec.group)
       print_summary_line(out, summaries[summary++]);
   }
@@ -279,6 +287,16 @@ void print_json(std::FILE* out, const std::vector<device_info>& devices,
     row["peer_verified"] = r.peer.verified;
     row["peer_failure"] = r.peer.failure;
     row["ratio_to_peer"] = number_or_null(ratio_to_peer(r));
+    if (!r.stages.empty()) {
+      json& stage_list = row["stages"] = json::array();
+      for (const stage_time& st : r.stages)
+        stage_list.push_back(
+            {{"label", st.label},
+             {"median_ms", number_or_null(st.measured.median_ms)},
+             {"ratio_to_copy", number_or_null(r.copy.gb_per_s > 0 && st.measured.gb_per_s > 0
+                                                  ? st.measured.gb_per_s / r.copy.gb_per_s
+                                                  : no_value)}});
+    }
     row_list.push_back(std::move(row));
   }
   json& summary_list = report["summaries"] = json::array();

@@ -188,11 +188,13 @@ std::shared_ptr<void> allocate_workspace(std::size_t bytes) {
   return std::shared_ptr<void>(memory, [](void* p) { cudaFree(p); });
 }
 
-void execute_inplace(const plan_data& plan, void* data) {
+void execute_inplace(const plan_data& plan, void* data, std::size_t first, std::size_t last) {
   take_earlier_error();
   const std::size_t matrix_bytes =
       static_cast<std::size_t>(plan.batch_stride) * plan.desc.elem_size;
-  for (const stage& s : plan.stages) {
+  const std::size_t end = std::min(last, plan.stages.size());
+  for (std::size_t i = first; i < end; ++i) {
+    const stage& s = plan.stages[i];
     if (s.kind == stage_kind::square_swap) {
       const int w = word_bytes_for(s.super_bytes, data, data);
       square_args a;

@@ -30,7 +30,9 @@ std::shared_ptr<void> allocate_workspace(std::size_t bytes);
 /// assumes.
 std::string kernel_text(const stage& s);
 /// Runs the plan on plan.options.stream; never allocates, never synchronizes.
-void execute_inplace(const plan_data& plan, void* data);
+/// Runs stages [first, last) of an in-place plan (all by default).
+void execute_inplace(const plan_data& plan, void* data, std::size_t first = 0,
+                     std::size_t last = static_cast<std::size_t>(-1));
 void execute_copy(const plan_data& plan, const void* src, void* dst);
 
 }  // namespace xpose::detail::cuda
