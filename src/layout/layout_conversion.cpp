@@ -1,0 +1,217 @@
+// layout_conversion: plans a route (layout_route.hpp), makes its workspaces and full
+// transposition plans at plan time, and runs the steps on the CPU (cpu::tiled_transpose) or
+// enqueues them on the GPU (layout_gpu.hpp) on the options' stream.
+#include <omp.h>
+
+#include <algorithm>
+#include <mutex>
+#include <optional>
+#include <sstream>
+
+#include "cpu/cpu_kernels.hpp"
+#include "layout/layout_gpu.hpp"
+#include "layout/layout_route.hpp"
+
+namespace xpose {
+namespace detail {
+
+struct layout_conversion_data {
+  struct_array_desc desc;
+  layout from, to;
+  plan_options options;
+  int threads = 1;
+  std::vector<layout_step> steps;
+  std::vector<std::optional<plan>> full_plans;        ///< per step: the full transposition's plan
+  std::vector<std::shared_ptr<void>> gpu_workspaces;  ///< per tiled step (CUDA target)
+  /// CPU target: the block a remainder step holds for the next one, then the scratch every step
+  /// may overwrite.
+  std::shared_ptr<std::byte> cpu_workspace;
+  std::size_t cpu_scratch_offset = 0;
+  std::size_t workspace_bytes = 0;
+  double passes = 0;
+  std::shared_ptr<std::mutex> execute_lock = std::make_shared<std::mutex>();
+};
+
+}  // namespace detail
+
+namespace {
+
+void validate_options(const plan_options& options) {
+  if (options.target != device::cpu && options.target != device::cuda)
+    throw error(status::invalid_argument, "options.target must be cpu or cuda, got " +
+                                              std::to_string(static_cast<int>(options.target)));
+  if (options.threads < 0)
+    throw error(status::invalid_argument,
+                "options.threads must be >= 0, got " + std::to_string(options.threads));
+#ifndef XPOSE_HAVE_CUDA
+  if (options.target == device::cuda)
+    throw error(status::unsupported, "layout conversions on device::cuda need a build with CUDA");
+#endif
+}
+
+std::string describe_stage(const detail::stage& s) {
+  std::ostringstream out;
+  out << s.label << ": " << s.batch << " x (" << s.rows << " x " << s.cols << ") of "
+      << s.super_bytes << " B";
+  return out.str();
+}
+
+}  // namespace
+
+std::string to_string(layout l) {
+  switch (l.kind) {
+    case layout_kind::aos:
+      return "aos";
+    case layout_kind::soa:
+      return "soa";
+    case layout_kind::asta:
+      return "asta(" + std::to_string(l.tile) + ")";
+  }
+  return "unknown";
+}
+
+layout_conversion plan_layout_conversion(const struct_array_desc& desc, layout from, layout to,
+                                         const plan_options& options) {
+  detail::validate_struct_array(desc);
+  detail::validate_layout(from, "from");
+  detail::validate_layout(to, "to");
+  validate_options(options);
+  auto d = std::make_shared<detail::layout_conversion_data>();
+  d->desc = desc;
+  d->from = from;
+  d->to = to;
+  d->options = options;
+  d->options.forced_route = route::automatic;
+  d->threads = options.threads > 0 ? options.threads : omp_get_max_threads();
+  d->steps = detail::layout_route(desc, from, to, options.target == device::cpu);
+  d->full_plans.resize(d->steps.size());
+  d->gpu_workspaces.resize(d->steps.size());
+  std::size_t cpu_held = 0, cpu_scratch = 0;
+  const double array_bytes = static_cast<double>(desc.structs) * static_cast<double>(desc.fields) *
+                             static_cast<double>(desc.field_bytes);
+  for (std::size_t k = 0; k < d->steps.size(); ++k) {
+    const detail::layout_step& step = d->steps[k];
+    if (step.what == detail::layout_step::kind::full_transpose) {
+      plan_options full_options = d->options;
+      full_options.threads = d->threads;
+      d->full_plans[k] =
+          plan_inplace(matrix_desc{step.rows, step.cols, desc.field_bytes}, full_options);
+      d->workspace_bytes += d->full_plans[k]->workspace_bytes();
+      d->passes += d->full_plans[k]->predicted_passes();
+      continue;
+    }
+    if (step.what == detail::layout_step::kind::tiled) {
+      // A stage's passes are over its own instances: scaled to the share of the array they cover.
+      const double covered =
+          static_cast<double>(step.tiled.batch * step.tiled.rows * step.tiled.cols) *
+          static_cast<double>(step.tiled.super_bytes);
+      d->passes += step.tiled.passes * covered / array_bytes;
+    } else {
+      d->passes += step.tiled.passes;
+    }
+    if (step.what == detail::layout_step::kind::remainder) {
+      cpu_held = std::max(cpu_held, detail::cpu::skinny_remainder_held_bytes(step.tiled));
+      cpu_scratch = std::max(cpu_scratch,
+                             detail::cpu::skinny_remainder_scratch_bytes(step.tiled, d->threads));
+    } else if (options.target == device::cuda) {
+#ifdef XPOSE_HAVE_CUDA
+      std::size_t bytes = 0;
+      d->gpu_workspaces[k] = detail::layout_gpu::prepare_tiled(step.tiled, bytes);
+      d->workspace_bytes += bytes;
+#endif
+    } else {
+      cpu_scratch =
+          std::max(cpu_scratch, detail::cpu::tiled_transpose_workspace(step.tiled, d->threads));
+    }
+  }
+  d->cpu_scratch_offset = (cpu_held + 63) / 64 * 64;
+  const std::size_t cpu_bytes = d->cpu_scratch_offset + cpu_scratch;
+  if (cpu_bytes > 0) {
+    d->cpu_workspace =
+        std::shared_ptr<std::byte>(new std::byte[cpu_bytes], std::default_delete<std::byte[]>());
+    d->workspace_bytes += cpu_bytes;
+  }
+  return layout_conversion(std::move(d));
+}
+
+layout_conversion::layout_conversion(std::shared_ptr<detail::layout_conversion_data> data)
+    : data_(std::move(data)) {}
+
+void layout_conversion::execute(void* data) const {
+  const detail::layout_conversion_data& d = *data_;
+  if (d.steps.empty()) return;
+  if (data == nullptr) throw error(status::invalid_argument, "data must not be null");
+  const std::lock_guard<std::mutex> lock(*d.execute_lock);
+  auto* bytes = static_cast<std::byte*>(data);
+  for (std::size_t k = 0; k < d.steps.size(); ++k) {
+    const detail::layout_step& step = d.steps[k];
+    std::byte* scratch = d.cpu_workspace.get() + d.cpu_scratch_offset;
+    if (step.what == detail::layout_step::kind::full_transpose) {
+      d.full_plans[k]->execute(data);
+    } else if (step.what == detail::layout_step::kind::remainder) {
+      detail::cpu::skinny_remainder(bytes, step.tiled, d.cpu_workspace.get(), scratch, d.threads);
+    } else if (d.options.target == device::cuda) {
+#ifdef XPOSE_HAVE_CUDA
+      detail::layout_gpu::launch_tiled(bytes + step.offset_bytes, step.tiled,
+                                       d.gpu_workspaces[k].get(), d.options.stream);
+#endif
+    } else {
+      detail::cpu::tiled_transpose(bytes + step.offset_bytes, step.tiled, scratch, d.threads);
+    }
+  }
+}
+
+std::string layout_conversion::describe() const {
+  const detail::layout_conversion_data& d = *data_;
+  std::ostringstream out;
+  out << "layout conversion " << to_string(d.from) << " -> " << to_string(d.to) << ": "
+      << d.desc.structs << " structs x " << d.desc.fields << " fields x " << d.desc.field_bytes
+      << " B on " << (d.options.target == device::cuda ? "cuda" : "cpu") << "\n";
+  if (d.steps.empty()) out << "  no step: both layouts store every field in the same place\n";
+  for (std::size_t k = 0; k < d.steps.size(); ++k) {
+    const detail::layout_step& step = d.steps[k];
+    out << "  step " << k + 1 << ": " << step.note << "\n    ";
+    if (step.what == detail::layout_step::kind::full_transpose)
+      out << "in-place transposition " << step.rows << " x " << step.cols << ", route "
+          << to_string(d.full_plans[k]->chosen_route()) << "\n";
+    else if (step.what == detail::layout_step::kind::remainder)
+      out << "skinny remainder step: S " << step.tiled.rows << ", n " << step.tiled.cols
+          << ", tile " << step.tiled.tile << "\n";
+    else
+      out << "tiled transposition " << describe_stage(step.tiled) << " at byte "
+          << step.offset_bytes << "\n";
+  }
+  out << "  workspace: " << d.workspace_bytes << " B\n";
+  out << "  predicted passes: " << d.passes << "\n";
+  return out.str();
+}
+
+layout layout_conversion::from() const noexcept {
+  return data_->from;
+}
+layout layout_conversion::to() const noexcept {
+  return data_->to;
+}
+const struct_array_desc& layout_conversion::desc() const noexcept {
+  return data_->desc;
+}
+std::size_t layout_conversion::steps() const noexcept {
+  return data_->steps.size();
+}
+std::size_t layout_conversion::workspace_bytes() const noexcept {
+  return data_->workspace_bytes;
+}
+double layout_conversion::predicted_passes() const noexcept {
+  return data_->passes;
+}
+
+void convert_layout(void* data, layout from, layout to, std::int64_t structs, std::int64_t fields,
+                    std::size_t field_bytes, const plan_options& options) {
+  const layout_conversion conversion =
+      plan_layout_conversion(struct_array_desc{structs, fields, field_bytes}, from, to, options);
+  if (conversion.steps() > 0 && data == nullptr)
+    throw error(status::invalid_argument, "data must not be null");
+  conversion.execute(data);
+}
+
+}  // namespace xpose
