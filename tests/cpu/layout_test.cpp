@@ -70,7 +70,7 @@ TEST(LayoutConvert, FieldCounts) {
       }
 }
 
-TEST(LayoutConvert, LargerArraysAllThreadCounts) {
+TEST(LayoutConvert, CycleFollowingSizesAllThreadCounts) {
   // Large enough that the stages follow cycles (more than the in-cache limit per instance) and
   // share one instance among threads.
   std::uint64_t seed = 5000;
