@@ -70,6 +70,20 @@ TEST(LayoutConvert, FieldCounts) {
       }
 }
 
+TEST(LayoutConvert, WideStructsWithPartialTiles) {
+  // More fields than the skinny route's own limit: the remainder steps still set the partial
+  // tile aside and place it (the DL paper's Table 1 widths 197 and 215 among them).
+  std::uint64_t seed = 3000;
+  for (std::int64_t S : {65, 100, 197, 215})
+    for (std::int64_t T : {16, 32, 64})
+      for (std::int64_t n : {3 * T + 1, 7 * T + T - 1}) {
+        check_conversion(layout::soa(), layout::asta(T), n, S, 4, seed++);
+        check_conversion(layout::asta(T), layout::soa(), n, S, 4, seed++);
+        check_conversion(layout::aos(), layout::asta(T), n, S, 4, seed++);
+        check_conversion(layout::asta(T), layout::aos(), n, S, 4, seed++);
+      }
+}
+
 TEST(LayoutConvert, CycleFollowingSizesAllThreadCounts) {
   // Large enough that the stages follow cycles (more than the in-cache limit per instance) and
   // share one instance among threads.
