@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "ell_matrix.hpp"
 #include "xpose/layout.hpp"
 
 namespace {
@@ -97,27 +98,14 @@ struct views {
 
 template <int W>
 void run_matrix(std::int64_t n, int reps, std::uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<float> value(-1.0f, 1.0f);
-  // Columns near the diagonal, as in the banded matrices of Table 1, so that x stays in cache.
-  std::uniform_int_distribution<std::int64_t> offset(-2048, 2048);
-  std::vector<float> values(static_cast<std::size_t>(n * W)), x(static_cast<std::size_t>(n));
-  std::vector<std::int32_t> columns(values.size());
-  for (std::int64_t i = 0; i < n; ++i)
-    for (int k = 0; k < W; ++k) {
-      values[i * W + k] = value(rng);
-      columns[i * W + k] =
-          static_cast<std::int32_t>(std::clamp<std::int64_t>(i + offset(rng), 0, n - 1));
-    }
-  for (float& v : x) v = value(rng);
+  ell::matrix m = ell::make_matrix(n, W, seed);
+  std::vector<float>& values = m.values;
+  std::vector<std::int32_t>& columns = m.columns;
+  const std::vector<float>& x = m.x;
 
   const result aos = run_layout<views<W>::template aos>(values, columns, x, n, W, reps);
   const auto report = [&](const char* name, const result& r) {
-    // Every layout adds each row's products in the same order; vectorized code may contract
-    // them into fused multiply-adds differently, hence a tolerance.
-    bool same = true;
-    for (std::int64_t i = 0; i < n; ++i)
-      same = same && std::fabs(r.y[i] - aos.y[i]) <= 1e-4f * (1.0f + std::fabs(aos.y[i]));
+    const bool same = ell::same_result(r.y, aos.y);
     const double saved = aos.kernel_s - r.kernel_s;
     std::printf("%8lld %4d  %-9s %9.3f %8.2f %10.3f   ", static_cast<long long>(n), W, name,
                 r.kernel_s * 1e3, aos.kernel_s / r.kernel_s, r.marshal_s * 1e3);
@@ -151,12 +139,11 @@ int main(int argc, char** argv) {
       omp_get_max_threads());
   std::printf("%8s %4s  %-9s %9s %8s %10s   %10s\n", "rows", "W", "layout", "kernel", "speedup",
               "marshal", "break-even");
-  // DL Table 1: rows x widths.
-  run_matrix<40>(11948 * scale, reps, 1);
-  run_matrix<62>(17281 * scale, reps, 2);
-  run_matrix<197>(35588 * scale, reps, 3);
-  run_matrix<215>(44609 * scale, reps, 4);
-  run_matrix<59>(90449 * scale, reps, 5);
-  run_matrix<39>(49152 * scale, reps, 6);
+  run_matrix<40>(ell::table1_rows[0] * scale, reps, 1);
+  run_matrix<62>(ell::table1_rows[1] * scale, reps, 2);
+  run_matrix<197>(ell::table1_rows[2] * scale, reps, 3);
+  run_matrix<215>(ell::table1_rows[3] * scale, reps, 4);
+  run_matrix<59>(ell::table1_rows[4] * scale, reps, 5);
+  run_matrix<39>(ell::table1_rows[5] * scale, reps, 6);
   return 0;
 }
