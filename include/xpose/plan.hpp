@@ -14,11 +14,16 @@
 
 namespace xpose {
 
+/// How an in-place plan picks its route: by the planner's cost model (estimate), or by timing
+/// the routes that apply on the caller's data (measure, in the manner of FFTW_MEASURE).
+enum class tuning { estimate, measure };
+
 struct plan_options {
   device target = device::cpu;  ///< where the data lives and the work runs
   route forced_route = route::automatic;
-  int threads = 0;         ///< CPU threads; 0 = OpenMP default
-  void* stream = nullptr;  ///< CUDA: a cudaStream_t; nullptr = the default stream
+  int threads = 0;                 ///< CPU threads; 0 = OpenMP default
+  void* stream = nullptr;          ///< CUDA: a cudaStream_t; nullptr = the default stream
+  tuning tune = tuning::estimate;  ///< plan_inplace(desc, data, options) only
 };
 
 namespace detail {
@@ -60,6 +65,24 @@ class plan {
 
 /// Plans an in-place transposition of `desc` (ld must be dense unless rows == cols).
 plan plan_inplace(const matrix_desc& desc, const plan_options& options = {});
+/// Plans an in-place transposition of the batch at `data` (a host or device pointer, per
+/// options.target). With options.tune == measure and no forced route, times each route that
+/// applies within the planner's workspace budget on `data`, each one there and back (`data`
+/// holds the same bytes afterwards; on the GPU the planning synchronizes options.stream), keeps
+/// the fastest and records it as wisdom; describe() lists the times. With estimate, the same as
+/// plan_inplace(desc, options).
+plan plan_inplace(const matrix_desc& desc, void* data, const plan_options& options);
+
+/// Wisdom: the route a measured plan chose, per device (the GPU's name, or the CPU thread count)
+/// and matrix (shape, element size, order, leading dimension, batch). plan_inplace with an
+/// automatic route takes the recorded route for a matrix it has wisdom for. export_wisdom gives
+/// it as text (one entry per line), import_wisdom adds such text (entries replace those with the
+/// same key; xpose::error{invalid_argument} on a malformed line, nothing imported then),
+/// forget_wisdom clears it. Thread-safe.
+std::string export_wisdom();
+void import_wisdom(const std::string& text);
+void forget_wisdom();
+
 /// Plans an out-of-place transposition: dst is cols x rows in the same storage order, with
 /// leading dimension `dst_ld` (0 = dense) and batch stride `dst_batch_stride` (0 = dense).
 plan plan_copy(const matrix_desc& src, std::int64_t dst_ld = 0, std::int64_t dst_batch_stride = 0,

@@ -3,11 +3,15 @@
 
 #include <omp.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <new>
+#include <optional>
 #include <sstream>
 
 #include "api/validate.hpp"
+#include "api/wisdom.hpp"
 #include "cpu/cpu_executor.hpp"
 #include "plan/planner.hpp"
 #include "xpose/error.hpp"
@@ -235,20 +239,135 @@ void plan::execute(const void* src, void* dst) const {
 #endif
 }
 
-plan plan_inplace(const matrix_desc& desc, const plan_options& options) {
+namespace {
+
+/// An in-place plan's data; with `use_wisdom`, an automatic route becomes the one wisdom records
+/// for this device and matrix (if it still applies).
+std::shared_ptr<plan_data> make_inplace(const matrix_desc& desc, const plan_options& options,
+                                        bool use_wisdom) {
   auto p = std::make_shared<plan_data>();
   p->in_place = true;
   resolve_options(options, *p);
   detail::validate_and_normalize(desc, true, *p);
+  const auto plan_stages = [](plan_data& q) {
 #ifdef XPOSE_HAVE_CUDA
-  if (p->options.target == device::cuda)
-    detail::plan_inplace_stages(*p, detail::cuda::inplace_workspace_bytes,
-                                detail::cuda::stage_passes);
-  else
+    if (q.options.target == device::cuda)
+      return detail::plan_inplace_stages(q, detail::cuda::inplace_workspace_bytes,
+                                         detail::cuda::stage_passes);
 #endif
-    detail::plan_inplace_stages(*p, detail::cpu::workspace_bytes);
+    detail::plan_inplace_stages(q, detail::cpu::workspace_bytes);
+  };
+  std::optional<route> wise;
+  if (use_wisdom && options.forced_route == route::automatic && detail::have_wisdom())
+    wise = detail::wisdom_route(detail::wisdom_key(*p));
+  if (wise) {
+    plan_data trial = *p;
+    trial.options.forced_route = *wise;
+    try {
+      plan_stages(trial);
+      trial.options.forced_route = route::automatic;
+      trial.notes.push_back("route " + std::string(to_string(*wise)) +
+                            " from wisdom (a measured plan of this matrix on this device)");
+      *p = std::move(trial);
+    } catch (const error&) {
+      plan_stages(*p);  // the recorded route no longer applies
+    }
+  } else {
+    plan_stages(*p);
+  }
   prepare_backend(*p);
-  return plan(std::move(p));
+  return p;
+}
+
+void wait_for(const plan_data& p) {
+#ifdef XPOSE_HAVE_CUDA
+  if (p.options.target == device::cuda) detail::cuda::synchronize(p);
+#else
+  static_cast<void>(p);
+#endif
+}
+
+/// The extra memory an automatic plan may take (the planner's budget).
+double workspace_budget(const plan_data& p) {
+  const double matrix = static_cast<double>(p.rows) * p.cols * p.desc.elem_size;
+  return p.options.target == device::cuda
+             ? detail::gpu_workspace_budget_fraction * matrix +
+                   static_cast<double>(detail::gpu_workspace_floor_bytes)
+             : std::max(detail::workspace_budget_fraction * matrix,
+                        static_cast<double>(detail::workspace_floor_bytes));
+}
+
+}  // namespace
+
+plan plan_inplace(const matrix_desc& desc, const plan_options& options) {
+  return plan(make_inplace(desc, options, true));
+}
+
+plan plan_inplace(const matrix_desc& desc, void* data, const plan_options& options) {
+  if (options.tune == tuning::estimate || options.forced_route != route::automatic)
+    return plan_inplace(desc, options);
+  detail::require_pointer(data, "data");
+  plan_options estimate = options;
+  estimate.tune = tuning::estimate;
+  const std::shared_ptr<plan_data> automatic = make_inplace(desc, estimate, false);
+  const plan_data& a = *automatic;
+  if (a.stages.empty()) return plan(automatic);  // nothing moves: nothing to time
+  // The way back: the transposed matrix transposed again, by the planner's own choice.
+  matrix_desc back_desc = desc;
+  back_desc.rows = desc.cols;
+  back_desc.cols = desc.rows;
+  if (a.rows != a.cols) back_desc.ld = 0;
+  const plan back(make_inplace(back_desc, estimate, false));
+  const double budget = std::max(workspace_budget(a), static_cast<double>(a.workspace_bytes));
+
+  std::shared_ptr<plan_data> best;
+  double best_ms = 0;
+  std::string timings;
+  std::vector<route> timed;
+  for (route r : {a.chosen, route::three_stage, route::four_stage, route::row_column,
+                  route::skinny_chunks, route::cycle_following, route::square_tile_swap}) {
+    if (std::find(timed.begin(), timed.end(), r) != timed.end()) continue;
+    timed.push_back(r);
+    std::shared_ptr<plan_data> candidate;
+    if (r == a.chosen) {
+      candidate = automatic;
+    } else {
+      plan_options forced = estimate;
+      forced.forced_route = r;
+      try {
+        candidate = make_inplace(desc, forced, false);
+      } catch (const error&) {
+        continue;  // the route does not apply here, or runs on the other device only
+      }
+      if (static_cast<double>(candidate->workspace_bytes) > budget ||
+          candidate->predicted_passes > 8 * a.predicted_passes)
+        continue;
+    }
+    const plan forward(candidate);
+    double fastest = 0;
+    for (int run = 0; run < 3; ++run) {  // the first one warms up
+      const auto start = std::chrono::steady_clock::now();
+      forward.execute(data);
+      wait_for(*candidate);
+      const double ms =
+          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+              .count();
+      back.execute(data);
+      wait_for(*candidate);
+      if (run == 1 || (run > 1 && ms < fastest)) fastest = ms;
+    }
+    char text[96];
+    std::snprintf(text, sizeof text, "%s%s %.4g ms", timings.empty() ? "" : ", ",
+                  std::string(to_string(r)).c_str(), fastest);
+    timings += text;
+    if (!best || fastest < best_ms) {
+      best = candidate;
+      best_ms = fastest;
+    }
+  }
+  detail::record_wisdom(detail::wisdom_key(*best), best->chosen);
+  best->notes.push_back("measured on the caller's data (there and back): " + timings);
+  return plan(best);
 }
 
 plan plan_copy(const matrix_desc& src, std::int64_t dst_ld, std::int64_t dst_batch_stride,

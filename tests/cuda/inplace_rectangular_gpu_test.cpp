@@ -142,6 +142,28 @@ TEST(GpuInplaceRectangular, StageByStage) {
   }
 }
 
+// A measured plan on device data: the data unchanged by planning, then transposed.
+TEST(GpuInplaceRectangular, MeasuredPlan) {
+  XPOSE_REQUIRE_GPU();
+  const std::int64_t rows = 7200, cols = 1800;
+  const std::size_t bytes = static_cast<std::size_t>(rows * cols) * 4;
+  const std::vector<unsigned char> host = random_bytes(bytes, 990);
+  std::vector<unsigned char> expected(bytes);
+  reference_batched(host.data(), expected.data(), 1, rows, cols, 4, cols, rows, rows * cols,
+                    rows * cols);
+  device_buffer data(bytes);
+  data.upload(host);
+  plan_options options;
+  options.target = device::cuda;
+  options.tune = tuning::measure;
+  const plan p = plan_inplace({rows, cols, 4}, data.get(), options);
+  ASSERT_EQ(first_difference(data.download(bytes), host), -1) << p.describe();
+  p.execute(data.get());
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  EXPECT_EQ(first_difference(data.download(bytes), expected), -1) << p.describe();
+  forget_wisdom();
+}
+
 TEST(GpuInplaceRectangular, BatchedAndRoundTrip) {
   XPOSE_REQUIRE_GPU();
   check_inplace(60, 36, 4, route::automatic, 900, 3);

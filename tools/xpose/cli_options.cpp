@@ -203,6 +203,12 @@ void add_plan_options(CLI::App& plan, plan_command_options& options, parse_targe
   plan.add_option("--threads", options.threads, "CPU threads (default: OpenMP default)")
       ->option_text("N")
       ->check(integer_in(0, 4096));
+  plan.add_flag("--measure", options.measure,
+                "in place: time the routes that apply on a matrix of random bytes on the device "
+                "and keep the fastest (recorded as wisdom)");
+  plan.add_option("--wisdom", options.wisdom_file,
+                  "wisdom file: read before planning when it exists, written after")
+      ->option_text("PATH");
 }
 
 }  // namespace

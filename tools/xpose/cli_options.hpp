@@ -47,6 +47,8 @@ struct plan_command_options {
   xpose::device target = xpose::device::cpu;
   xpose::route route = xpose::route::automatic;
   int threads = 0;
+  bool measure = false;     ///< in place: time the routes on a matrix of random bytes
+  std::string wisdom_file;  ///< read before planning (when it exists), written after
 };
 
 struct command_line {

@@ -220,6 +220,21 @@ void execute_inplace(const plan_data& plan, void* data, std::size_t first, std::
   }
 }
 
+std::string device_name() {
+  int device = 0;
+  cudaDeviceProp props{};
+  if (cudaGetDevice(&device) != cudaSuccess ||
+      cudaGetDeviceProperties(&props, device) != cudaSuccess) {
+    static_cast<void>(cudaGetLastError());  // no device: the plan's own checks say so
+    return "no device";
+  }
+  return props.name;
+}
+
+void synchronize(const plan_data& plan) {
+  check_cuda(cudaStreamSynchronize(stream_of(plan)), "cudaStreamSynchronize");
+}
+
 void execute_copy(const plan_data& plan, const void* src, void* dst) {
   take_earlier_error();
   const device_class device = current_device_class();

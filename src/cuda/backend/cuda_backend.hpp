@@ -29,6 +29,10 @@ std::shared_ptr<void> allocate_workspace(std::size_t bytes);
 /// and the copy kernel depends on the pointers' alignment, so the text names the pointers it
 /// assumes.
 std::string kernel_text(const stage& s);
+/// The current device's name (the wisdom key); "no device" when there is none.
+std::string device_name();
+/// Waits for the plan's stream (measured planning only).
+void synchronize(const plan_data& plan);
 /// Runs the plan on plan.options.stream; never allocates, never synchronizes.
 /// Runs stages [first, last) of an in-place plan (all by default).
 void execute_inplace(const plan_data& plan, void* data, std::size_t first = 0,
