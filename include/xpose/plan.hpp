@@ -69,7 +69,8 @@ plan plan_inplace(const matrix_desc& desc, const plan_options& options = {});
 /// options.target). With options.tune == measure and no forced route, times each route that
 /// applies within the planner's workspace budget on `data`, each one there and back (`data`
 /// holds the same bytes afterwards; on the GPU the planning synchronizes options.stream), keeps
-/// the fastest and records it as wisdom; describe() lists the times. With estimate, the same as
+/// the fastest and records it as wisdom; describe() lists the times. Should a timed run fail (a
+/// device error), the error says so and the data is undefined. With estimate, the same as
 /// plan_inplace(desc, options).
 plan plan_inplace(const matrix_desc& desc, void* data, const plan_options& options);
 

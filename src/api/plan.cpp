@@ -345,16 +345,23 @@ plan plan_inplace(const matrix_desc& desc, void* data, const plan_options& optio
     }
     const plan forward(candidate);
     double fastest = 0;
-    for (int run = 0; run < 3; ++run) {  // the first one warms up
-      const auto start = std::chrono::steady_clock::now();
-      forward.execute(data);
-      wait_for(*candidate);
-      const double ms =
-          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
-              .count();
-      back.execute(data);
-      wait_for(*candidate);
-      if (run == 1 || (run > 1 && ms < fastest)) fastest = ms;
+    try {
+      for (int run = 0; run < 3; ++run) {  // the first one warms up
+        const auto start = std::chrono::steady_clock::now();
+        forward.execute(data);
+        wait_for(*candidate);
+        const double ms =
+            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+                .count();
+        back.execute(data);
+        wait_for(*candidate);
+        if (run == 1 || (run > 1 && ms < fastest)) fastest = ms;
+      }
+    } catch (const error& e) {
+      throw error(e.code(), "measured planning: timing route " + std::string(to_string(r)) +
+                                " on the caller's data failed, and the data may be left "
+                                "between its stages: " +
+                                e.what());
     }
     char text[96];
     std::snprintf(text, sizeof text, "%s%s %.4g ms", timings.empty() ? "" : ", ",

@@ -84,6 +84,7 @@ void import_wisdom(const std::string& text) {
   int number = 0;
   while (std::getline(lines, line)) {
     ++number;
+    if (!line.empty() && line.back() == '\r') line.pop_back();  // files written on Windows
     if (line.empty() || line[0] == '#') continue;
     const std::size_t tab = line.rfind('\t');
     const std::optional<route> r =

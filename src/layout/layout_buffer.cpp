@@ -22,6 +22,8 @@ struct layout_buffer_state {
   std::shared_ptr<void> memory;
   /// Serializes this buffer's calls (conversions, copies, the layout it records).
   std::mutex lock;
+  /// A conversion failed partway: the memory holds no known layout until copy_from_host.
+  bool undefined = false;
   using plan_key = std::tuple<int, std::int64_t, int, std::int64_t, void*>;
   std::map<plan_key, layout_conversion> plans;
 };
@@ -47,6 +49,10 @@ void unregister(const void* memory) {
 
 /// Converts `state` to `target` (its lock held) with a cached plan on `stream`.
 void convert_locked(layout_buffer_state& state, layout target, void* stream) {
+  if (state.undefined)
+    throw error(status::invalid_argument,
+                "the layout_buffer's contents are undefined after a failed conversion: "
+                "copy_from_host sets them again");
   if (canonical_layout(state.current, state.desc) == canonical_layout(target, state.desc)) {
     state.current = target;
     return;
@@ -61,7 +67,12 @@ void convert_locked(layout_buffer_state& state, layout target, void* stream) {
         state.plans.emplace(key, plan_layout_conversion(state.desc, state.current, target, options))
             .first;
   }
-  found->second.execute(state.memory.get());
+  try {
+    found->second.execute(state.memory.get());
+  } catch (...) {
+    state.undefined = true;  // some steps may have run
+    throw;
+  }
   state.current = target;
 }
 
@@ -145,6 +156,7 @@ void layout_buffer::copy_from_host(const void* host, void* stream) {
     std::memcpy(state_->memory.get(), host, state_->bytes);
   }
   state_->current = state_->home;
+  state_->undefined = false;
 }
 
 void layout_buffer::copy_to_host(void* host, void* stream) {

@@ -4,6 +4,7 @@
 // (PTTWAC, DL sec. 4.3-4.4) for the larger ones and for SoA <-> ASTA.
 #include <cuda_runtime.h>
 
+#include "cuda/backend/cuda_backend.hpp"
 #include "cuda/backend/cuda_check.hpp"
 #include "cuda/inplace/tiled_transpose.hpp"
 #include "layout/layout_gpu.hpp"
@@ -11,9 +12,7 @@
 namespace xpose::detail::layout_gpu {
 
 std::shared_ptr<void> allocate(std::size_t bytes) {
-  void* p = nullptr;
-  cuda::check_cuda(cudaMalloc(&p, bytes == 0 ? 1 : bytes), "cudaMalloc (layout)");
-  return std::shared_ptr<void>(p, [](void* q) { cudaFree(q); });
+  return cuda::allocate_workspace(bytes == 0 ? 1 : bytes);  // out_of_memory, error cleared
 }
 
 std::shared_ptr<void> prepare_tiled(const stage& s, std::size_t& bytes) {

@@ -278,9 +278,11 @@ void copy_back_words(unsigned char* to, const unsigned char* from, std::size_t b
 /// measured faster from L2 on the H200.
 void copy_back(unsigned char* to, const unsigned char* from, std::size_t bytes,
                cudaStream_t stream) {
-  switch (std::min(word_limit(reinterpret_cast<std::uintptr_t>(to)), word_limit(bytes))) {
+  switch (std::min({word_limit(reinterpret_cast<std::uintptr_t>(to)),
+                    word_limit(reinterpret_cast<std::uintptr_t>(from)), word_limit(bytes)})) {
     case 16:
-      if (bytes % 128 == 0) return copy_back_words<16, true>(to, from, bytes, stream);
+      if (bytes % 128 == 0 && reinterpret_cast<std::uintptr_t>(from) % 128 == 0)
+        return copy_back_words<16, true>(to, from, bytes, stream);
       return copy_back_words<16>(to, from, bytes, stream);
     case 8:
       return copy_back_words<8>(to, from, bytes, stream);
@@ -516,6 +518,9 @@ void prepare_tiled_table(const stage& s, tiled_path path, void* table) {
   check_cuda(
       cudaMemcpy(table, upload.data(), upload.size() * sizeof(chain_entry), cudaMemcpyHostToDevice),
       "tiled_transpose: cudaMemcpy of the chain table");
+  // A copy from pageable memory may return before the data reaches the device, and kernels on a
+  // non-blocking stream would not wait for it: the table is complete before this returns.
+  check_cuda(cudaDeviceSynchronize(), "tiled_transpose: cudaDeviceSynchronize after the table");
 }
 
 void launch_tiled_transpose_parts(void* data, const stage& s, const void* table, void* scratch,

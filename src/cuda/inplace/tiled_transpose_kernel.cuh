@@ -143,9 +143,11 @@ __global__ void __launch_bounds__(copy_threads)
         if (start + u * 32 + lane < words) dst[start + u * 32 + lane] = v[u];
       __syncwarp();
       constexpr int words_per_line = 128 / W;
+#if __CUDA_ARCH__ >= 800
       if (lane < run / words_per_line && start + lane * words_per_line < words)
         asm volatile("discard.global.L2 [%0], 128;" ::"l"(src + start + lane * words_per_line)
                      : "memory");
+#endif
     }
     return;
   }
