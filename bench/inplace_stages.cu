@@ -116,6 +116,17 @@ void run_route(const shape& sh, xpose::route r, unsigned char* data, float copy_
 
 }  // namespace
 
+/// Allocates the matrix and a second buffer of `bytes` each and returns the median time of a
+/// device-to-device copy between them (the baseline every ratio is taken against).
+float buffers_and_copy(std::size_t bytes, unsigned char*& data, unsigned char*& other) {
+  check(cudaMalloc(&data, bytes), "cudaMalloc");
+  check(cudaMalloc(&other, bytes), "cudaMalloc");
+  check(cudaMemset(data, 0x5a, bytes), "cudaMemset");
+  return median_ms([&] {
+    check(cudaMemcpyAsync(other, data, bytes, cudaMemcpyDeviceToDevice), "cudaMemcpyAsync");
+  });
+}
+
 /// One stage alone ("stage:BATCH,ROWS,COLS,SUPER[,PATH]", PATH 1 on chip, 2 through scratch,
 /// 3 chains, 4 cycle following), timed against a copy of its bytes.
 void run_stage(const char* text) {
@@ -135,12 +146,7 @@ void run_stage(const char* text) {
   const auto p = static_cast<xpose::detail::cuda::tiled_path>(path);
   const std::size_t bytes = static_cast<std::size_t>(b * r * c) * s.super_bytes;
   unsigned char *data = nullptr, *other = nullptr;
-  check(cudaMalloc(&data, bytes), "cudaMalloc");
-  check(cudaMalloc(&other, bytes), "cudaMalloc");
-  check(cudaMemset(data, 0x5a, bytes), "cudaMemset");
-  const float copy_ms = median_ms([&] {
-    check(cudaMemcpyAsync(other, data, bytes, cudaMemcpyDeviceToDevice), "cudaMemcpyAsync");
-  });
+  const float copy_ms = buffers_and_copy(bytes, data, other);
   void* workspace = nullptr;
   const std::size_t workspace_bytes = xpose::detail::cuda::tiled_transpose_workspace_for_path(s, p);
   if (workspace_bytes) check(cudaMalloc(&workspace, workspace_bytes), "cudaMalloc workspace");
@@ -180,12 +186,7 @@ int main(int argc, char** argv) {
   for (const shape& sh : shapes) {
     const std::size_t bytes = static_cast<std::size_t>(sh.rows * sh.cols) * sh.elem;
     unsigned char *data = nullptr, *other = nullptr;
-    check(cudaMalloc(&data, bytes), "cudaMalloc");
-    check(cudaMalloc(&other, bytes), "cudaMalloc");
-    check(cudaMemset(data, 0x5a, bytes), "cudaMemset");
-    const float copy_ms = median_ms([&] {
-      check(cudaMemcpyAsync(other, data, bytes, cudaMemcpyDeviceToDevice), "cudaMemcpyAsync");
-    });
+    const float copy_ms = buffers_and_copy(bytes, data, other);
     std::printf("%lld x %lld, %zu-byte elements (%.1f MB): copy %.4f ms\n",
                 static_cast<long long>(sh.rows), static_cast<long long>(sh.cols), sh.elem,
                 bytes / 1e6, copy_ms);

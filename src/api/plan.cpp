@@ -287,16 +287,6 @@ void wait_for(const plan_data& p) {
 #endif
 }
 
-/// The extra memory an automatic plan may take (the planner's budget).
-double workspace_budget(const plan_data& p) {
-  const double matrix = static_cast<double>(p.rows) * p.cols * p.desc.elem_size;
-  return p.options.target == device::cuda
-             ? detail::gpu_workspace_budget_fraction * matrix +
-                   static_cast<double>(detail::gpu_workspace_floor_bytes)
-             : std::max(detail::workspace_budget_fraction * matrix,
-                        static_cast<double>(detail::workspace_floor_bytes));
-}
-
 }  // namespace
 
 plan plan_inplace(const matrix_desc& desc, const plan_options& options) {
@@ -318,7 +308,8 @@ plan plan_inplace(const matrix_desc& desc, void* data, const plan_options& optio
   back_desc.cols = desc.rows;
   if (a.rows != a.cols) back_desc.ld = 0;
   const plan back(make_inplace(back_desc, estimate, false));
-  const double budget = std::max(workspace_budget(a), static_cast<double>(a.workspace_bytes));
+  const double budget =
+      std::max(detail::inplace_workspace_budget(a), static_cast<double>(a.workspace_bytes));
 
   std::shared_ptr<plan_data> best;
   double best_ms = 0;

@@ -125,12 +125,7 @@ std::vector<stage> rectangular_stages(const plan_data& p, route r,
 /// fewer threads if that brings it within budget; otherwise the plan notes the trade.
 void choose_rectangular_route(plan_data& p, const workspace_function& workspace_of,
                               const stage_cost_function& cost_of) {
-  const double matrix_bytes = static_cast<double>(p.rows) * p.cols * p.desc.elem_size;
-  const double budget = p.options.target == device::cuda
-                            ? gpu_workspace_budget_fraction * matrix_bytes +
-                                  static_cast<double>(gpu_workspace_floor_bytes)
-                            : std::max(workspace_budget_fraction * matrix_bytes,
-                                       static_cast<double>(workspace_floor_bytes));
+  const double budget = inplace_workspace_budget(p);
   bool best_within = false;
   double best_passes = 0, best_workspace = 0;
   std::vector<stage> best;
@@ -206,6 +201,14 @@ void choose_rectangular_route(plan_data& p, const workspace_function& workspace_
 }
 
 }  // namespace
+
+double inplace_workspace_budget(const plan_data& p) {
+  const double matrix_bytes = static_cast<double>(p.rows) * p.cols * p.desc.elem_size;
+  return p.options.target == device::cuda ? gpu_workspace_budget_fraction * matrix_bytes +
+                                                static_cast<double>(gpu_workspace_floor_bytes)
+                                          : std::max(workspace_budget_fraction * matrix_bytes,
+                                                     static_cast<double>(workspace_floor_bytes));
+}
 
 void plan_inplace_stages(plan_data& p, const workspace_function& workspace_of,
                          const stage_cost_function& cost_of) {

@@ -22,6 +22,11 @@ inline constexpr std::size_t workspace_floor_bytes = 256 * 1024;
 inline constexpr double gpu_workspace_budget_fraction = 0.001;
 inline constexpr std::size_t gpu_workspace_floor_bytes = std::size_t{64} << 20;
 
+/// The extra memory an automatic in-place plan of `plan` may take, in bytes: on the CPU the
+/// larger of workspace_budget_fraction of the matrix and workspace_floor_bytes; on the GPU
+/// gpu_workspace_budget_fraction of it plus gpu_workspace_floor_bytes.
+double inplace_workspace_budget(const plan_data& plan);
+
 /// Fills plan.stages, plan.chosen and plan.predicted_passes for an in-place transposition of
 /// the row-major plan.rows x plan.cols view. Throws xpose::error{unsupported} when a forced
 /// route cannot apply.

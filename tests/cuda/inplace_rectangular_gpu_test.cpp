@@ -128,9 +128,7 @@ TEST(GpuInplaceRectangular, StageByStage) {
        {std::pair<std::int64_t, std::int64_t>{7200, 1800}, {20000, 5000}, {1000000, 16}}) {
     const std::size_t bytes = static_cast<std::size_t>(rows * cols) * 4;
     const std::vector<unsigned char> host = random_bytes(bytes, 950 + rows);
-    std::vector<unsigned char> expected(bytes);
-    reference_batched(host.data(), expected.data(), 1, rows, cols, 4, cols, rows, rows * cols,
-                      rows * cols);
+    const std::vector<unsigned char> expected = reference_transpose(host, rows, cols, 4);
     device_buffer data(bytes);
     data.upload(host);
     plan_options options;
@@ -148,9 +146,7 @@ TEST(GpuInplaceRectangular, MeasuredPlan) {
   const std::int64_t rows = 7200, cols = 1800;
   const std::size_t bytes = static_cast<std::size_t>(rows * cols) * 4;
   const std::vector<unsigned char> host = random_bytes(bytes, 990);
-  std::vector<unsigned char> expected(bytes);
-  reference_batched(host.data(), expected.data(), 1, rows, cols, 4, cols, rows, rows * cols,
-                    rows * cols);
+  const std::vector<unsigned char> expected = reference_transpose(host, rows, cols, 4);
   device_buffer data(bytes);
   data.upload(host);
   plan_options options;
