@@ -3,7 +3,8 @@
 # distributed transposition's tests (tests/dist/xpose_dist_tests, all visible GPUs and subsets),
 # its benchmark on 2 and 4 GPUs as visible (bench/dist/xpose_dist_bench: xpose next to NCCL's
 # all-to-all and the local stages alone) and the PyTorch composite peer under torchrun
-# (bench/dist/torch_composite.py). Logs and JSON under $OUT; a short table last. About 5 minutes.
+# (bench/dist/torch_composite.py). Logs and JSON under $OUT; a short table last. About 5 minutes,
+# at most 9 (the timeouts of its steps).
 #   usage: scripts/device_dist_check.sh [build-dir]   (default build-dist; OUT defaults to
 #          ./device-out). The build folder needs libxpose.so.0 (and the file it names),
 #          tests/dist/xpose_dist_tests and bench/dist/xpose_dist_bench.
@@ -46,7 +47,7 @@ gpus=$(nvidia-smi -L 2>/dev/null | wc -l)
 note "GPUs visible: $gpus"
 
 # 1. Tests: every P the visible GPUs allow (1 to 4), subsets and other device orders.
-timeout 240 "$BUILD/tests/dist/xpose_dist_tests" --gtest_output="json:$OUT/dist_tests.json" \
+timeout 150 "$BUILD/tests/dist/xpose_dist_tests" --gtest_output="json:$OUT/dist_tests.json" \
   >"$OUT/dist_tests.log" 2>&1
 note "dist tests: rc $? ($(grep -E '^\[  (PASSED|FAILED|SKIPPED) ' "$OUT/dist_tests.log" | tr '\n' ' '))"
 
@@ -55,14 +56,14 @@ counts=2
 [[ $gpus -ge 4 ]] && counts=2,4
 shape_args=()
 for s in ${SHAPES:-}; do shape_args+=(--shape "$s"); done
-timeout 300 "$BUILD/bench/dist/xpose_dist_bench" --gpus "$counts" --runs "$RUNS" "${shape_args[@]}" \
+timeout 210 "$BUILD/bench/dist/xpose_dist_bench" --gpus "$counts" --runs "$RUNS" "${shape_args[@]}" \
   --json "$OUT/dist_bench.json" >"$OUT/dist_bench.log" 2>&1
 note "xpose_dist_bench --gpus $counts: rc $?"
 
 # 3. The PyTorch composite on the same shapes (those divisible by P).
 if [[ -z ${SKIP_TORCH:-} ]]; then
   for p in ${counts//,/ }; do
-    PYTHONUNBUFFERED=1 timeout 150 torchrun --standalone --nproc-per-node "$p" \
+    PYTHONUNBUFFERED=1 timeout 90 torchrun --standalone --nproc-per-node "$p" \
       bench/dist/torch_composite.py --runs "$RUNS" "${shape_args[@]}" \
       --json "$OUT/torch_composite_$p.json" >"$OUT/torch_composite_$p.log" 2>&1
     note "torch composite on $p GPUs: rc $?"

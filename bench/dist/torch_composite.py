@@ -32,7 +32,7 @@ import time  # noqa: E402
 import torch  # noqa: E402
 import torch.distributed as dist  # noqa: E402
 
-DEFAULT_SHAPES = ["65536x65536x4", "40000x40000x16", "100000x20000x8"]
+DEFAULT_SHAPES = ["65536x65536x4", "100000x20000x8"]
 WORDS = [(8, torch.int64), (4, torch.int32), (2, torch.int16), (1, torch.uint8)]
 
 

@@ -269,7 +269,7 @@ int main(int argc, char** argv) {
     }
   }
   if (shapes.empty())
-    shapes = {{65536, 65536, 4}, {40000, 40000, 16}, {50021, 40009, 4}, {100003, 20000, 8}};
+    shapes = {{65536, 65536, 4}, {50021, 40009, 4}, {100003, 20000, 8}};
   int visible = 0;
   cuda_ok(cudaGetDeviceCount(&visible), "cudaGetDeviceCount");
   cudaDeviceProp properties{};
