@@ -2,6 +2,7 @@
 #pragma once
 
 #include "xpose/error.hpp"
+#include "xpose/file.hpp"
 #include "xpose/plan.hpp"
 #include "xpose/route.hpp"
 #include "xpose/shape.hpp"

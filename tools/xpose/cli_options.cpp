@@ -116,6 +116,8 @@ class help_formatter : public CLI::Formatter {
     if (app->get_parent() != nullptr) return CLI::Formatter::make_usage(app, std::move(name));
     return "usage: xpose [bench] [options]      time transpositions, check them, compare\n"
            "       xpose plan RxC [options]     print the plan for one shape\n"
+           "       xpose transpose FILE (OUT | --in-place) [options]\n"
+           "                                    transpose a matrix in a .npy or raw file\n"
            "       xpose --version | --help\n";
   }
   std::string make_option_name(const CLI::Option* opt, bool is_positional) const override {
@@ -241,6 +243,13 @@ command_line parse_command_line(int argc, const char* const* argv) {
   plan->footer(routes);
   add_plan_options(*plan, parsed.plan, targets);
 
+  transpose_parse_targets transpose_targets;
+  CLI::App* const transpose =
+      app.add_subcommand("transpose", "transpose a matrix in a .npy or raw file");
+  transpose->set_help_flag("-h,--help", "print this help and exit");
+  transpose->footer("docs/files.md: the routes, the journal, memory and the limits.");
+  add_transpose_options(*transpose, parsed.transpose, transpose_targets);
+
   app.footer(
       "Bare 'xpose' runs 'xpose bench'. 'xpose COMMAND --help' shows one command's options.\n\n"
       "GB/s counts 2 x matrix bytes / median time; 'xcopy' is that over a memcpy (CPU) or a\n"
@@ -270,12 +279,17 @@ command_line parse_command_line(int argc, const char* const* argv) {
     const auto commands = app.get_subcommands();
     if (commands.empty() && !first.empty() && first[0] != '-')
       throw usage_error("unknown command '" + first +
-                        "' (commands: bench, plan; options: --help, --version)");
+                        "' (commands: bench, plan, transpose; options: --help, --version)");
     throw usage_error((commands.empty() ? "" : commands[0]->get_name() + ": ") + e.what());
   } catch (const CLI::ParseError& e) {
     throw usage_error(e.what());
   }
 
+  if (transpose->parsed()) {
+    parsed.what = command_line::command::transpose;
+    finish_transpose_options(parsed.transpose, transpose_targets);
+    return parsed;
+  }
   if (plan->parsed()) {
     parsed.what = command_line::command::plan;
     if (targets.plan_shape.empty())

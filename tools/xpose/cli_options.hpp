@@ -11,6 +11,8 @@
 
 #include <xpose/xpose.hpp>
 
+#include "transpose_options.hpp"
+
 namespace xpose_cli {
 
 class usage_error : public std::runtime_error {
@@ -52,9 +54,10 @@ struct plan_command_options {
 };
 
 struct command_line {
-  enum class command { help, version, bench, plan } what = command::bench;
+  enum class command { help, version, bench, plan, transpose } what = command::bench;
   bench_options bench;
   plan_command_options plan;
+  transpose_command_options transpose;
   std::string help_text;  ///< command::help: the help of the command asked about
 };
 

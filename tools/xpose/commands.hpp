@@ -11,4 +11,7 @@ int run_bench_command(const bench_options& options);
 /// `xpose plan RxC ...`: prints the plan's describe().
 int run_plan_command(const plan_command_options& options);
 
+/// `xpose transpose FILE (OUT | --in-place) ...`: transposes a matrix in a file.
+int run_transpose_command(const transpose_command_options& options);
+
 }  // namespace xpose_cli

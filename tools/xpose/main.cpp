@@ -23,6 +23,8 @@ int main(int argc, char** argv) {
         return xpose_cli::run_bench_command(parsed.bench);
       case command_line::command::plan:
         return xpose_cli::run_plan_command(parsed.plan);
+      case command_line::command::transpose:
+        return xpose_cli::run_transpose_command(parsed.transpose);
     }
   } catch (const xpose_cli::usage_error& e) {
     std::fprintf(stderr, "xpose: %s\nRun 'xpose --help' for usage.\n", e.what());
