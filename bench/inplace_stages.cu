@@ -1,5 +1,6 @@
 // Device benchmark of the GPU in-place routes stage by stage: for each shape, the stages of the
-// 3-stage and 4-stage routes (PPoPP'14 sec. 4.1-4.2, with the planner's tile choice) are timed
+// 3-stage and 4-stage routes (PPoPP'14 sec. 4.1-4.2, with the planner's tile choice) and of the
+// row/column route (Catanzaro-Keller-Garland, PPoPP'14) are timed
 // one at a time on a device buffer, each as a ratio to a device-to-device copy of the matrix
 // timed in the same run (CUDA events, median of 7 after a warm-up). Stages permute whatever the
 // buffer holds: only times are read here; correctness is the tests' job.
@@ -14,7 +15,9 @@
 #include <vector>
 
 #include "cuda/backend/cuda_backend.hpp"
+#include "cuda/inplace/row_column.hpp"
 #include "cuda/inplace/tiled_transpose.hpp"
+#include "plan/row_column.hpp"
 #include "plan/staged_routes.hpp"
 #include "xpose/route.hpp"
 
@@ -82,6 +85,9 @@ void run_route(const shape& sh, xpose::route r, unsigned char* data, float copy_
     stages = xpose::detail::gpu_three_stage_stages(sh.rows, sh.cols, sh.elem,
                                                    xpose::detail::cuda::stage_passes);
     tiles_text = "GPU tiles";
+  } else if (r == xpose::route::row_column) {
+    stages = xpose::detail::row_column_stages(sh.rows, sh.cols, sh.elem);
+    tiles_text = "phases";
   } else if (const auto tiles = xpose::detail::choose_tiles(sh.rows, sh.cols, sh.elem, r)) {
     stages =
         xpose::detail::four_stage_stages(sh.rows, sh.cols, sh.elem, tiles->first, tiles->second);
@@ -93,21 +99,29 @@ void run_route(const shape& sh, xpose::route r, unsigned char* data, float copy_
   }
   std::size_t workspace_bytes = 0;
   for (const stage& s : stages)
-    workspace_bytes = std::max(workspace_bytes, xpose::detail::cuda::tiled_transpose_workspace(s));
+    workspace_bytes =
+        std::max(workspace_bytes, xpose::detail::cuda::is_row_column_stage(s)
+                                      ? xpose::detail::cuda::row_column_scratch_bytes(s)
+                                      : xpose::detail::cuda::tiled_transpose_workspace(s));
   void* workspace = nullptr;
   if (workspace_bytes) check(cudaMalloc(&workspace, workspace_bytes), "cudaMalloc workspace");
   float total = 0;
   for (const stage& s : stages) {
     using xpose::detail::cuda::tiled_path;
-    xpose::detail::cuda::prepare_tiled_workspace(s, tiled_path::automatic, workspace);
-    const float ms = median_ms(
-        [&] { xpose::detail::cuda::launch_tiled_transpose(data, s, workspace, nullptr); });
+    const bool phase = xpose::detail::cuda::is_row_column_stage(s);
+    if (!phase) xpose::detail::cuda::prepare_tiled_workspace(s, tiled_path::automatic, workspace);
+    const float ms = median_ms([&] {
+      if (phase)
+        xpose::detail::cuda::launch_row_column(data, s, workspace, nullptr);
+      else
+        xpose::detail::cuda::launch_tiled_transpose(data, s, workspace, nullptr);
+    });
     check(cudaGetLastError(), "launch");
     total += ms;
     std::printf("  %-12s %-36s %-15s %9.4f ms %6.3f x copy (predicted %.3f)\n",
                 std::string(xpose::to_string(r)).c_str(), stage_text(s).c_str(),
-                path_name(xpose::detail::cuda::choose_tiled_path(s)), ms, copy_ms / ms,
-                1.0 / xpose::detail::cuda::stage_passes(s));
+                phase ? "phase" : path_name(xpose::detail::cuda::choose_tiled_path(s)), ms,
+                copy_ms / ms, 1.0 / xpose::detail::cuda::stage_passes(s));
   }
   std::printf("  %-12s %s: all stages %.4f ms, %.3f x copy\n",
               std::string(xpose::to_string(r)).c_str(), tiles_text.c_str(), total, copy_ms / total);
@@ -190,7 +204,8 @@ int main(int argc, char** argv) {
     std::printf("%lld x %lld, %zu-byte elements (%.1f MB): copy %.4f ms\n",
                 static_cast<long long>(sh.rows), static_cast<long long>(sh.cols), sh.elem,
                 bytes / 1e6, copy_ms);
-    for (xpose::route r : {xpose::route::three_stage, xpose::route::four_stage})
+    for (xpose::route r :
+         {xpose::route::three_stage, xpose::route::four_stage, xpose::route::row_column})
       run_route(sh, r, data, copy_ms);
     cudaFree(data);
     cudaFree(other);

@@ -217,7 +217,8 @@ void plan_inplace_stages(plan_data& p, const workspace_function& workspace_of,
   if (is_copy_route(forced))
     cannot_apply(forced, "is out of place: use plan_copy, not plan_inplace");
   if (!runs_on(forced, target))
-    cannot_apply(forced, "does not run on the " + std::string(to_string(target)));
+    cannot_apply(forced, target == device::cuda ? "runs on the CPU only, not on the GPU (cuda)"
+                                                : "runs on the GPU only, not on the CPU");
   p.stages.clear();
 
   if (p.rows == 1 || p.cols == 1) {
@@ -253,7 +254,8 @@ void plan_copy_stages(plan_data& p) {
   if (forced != route::automatic && !is_copy_route(forced))
     cannot_apply(forced, "is in place: use plan_inplace, not plan_copy");
   if (!runs_on(forced, target))
-    cannot_apply(forced, "does not run on the " + std::string(to_string(target)));
+    cannot_apply(forced, target == device::cuda ? "runs on the CPU only, not on the GPU (cuda)"
+                                                : "runs on the GPU only, not on the CPU");
   stage s;
   s.kind = stage_kind::copy_transpose;
   s.variant = forced != route::automatic

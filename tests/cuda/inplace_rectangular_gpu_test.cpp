@@ -6,6 +6,8 @@
 
 #include <cstdint>
 #include <string>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include "gpu_test_util.hpp"
@@ -52,6 +54,9 @@ TEST(GpuInplaceRectangular, SmallSanitizerShapes) {
   check_inplace(24, 18, 12, route::three_stage, 2);
   check_inplace(30, 12, 2, route::four_stage, 3);
   check_inplace(13, 7, 8, route::cycle_following, 4);
+  check_inplace(45, 33, 4, route::row_column, 5);  // gcd 3: all three phases
+  check_inplace(23, 19, 12, route::row_column, 6);
+  check_inplace(3, 1301, 4, route::row_column, 7);  // more rows than columns in a tile: wraps
 }
 
 TEST(GpuInplaceRectangular, EveryShapeUpTo40Automatic) {
@@ -107,6 +112,29 @@ TEST(GpuInplaceRectangular, PaperShapesAndPrimes) {
 }
 
 // Skinny shapes whose chunks divide the long side take skinny_chunks, all tiled transpositions.
+// The row/column route (Catanzaro-Keller-Garland): every shape up to 24 x 24 and every element
+// size on a few shapes with and without common factors; long rows through the scratch; column
+// blocks narrowed to fit the scratch; more rows than a tile; batches.
+TEST(GpuInplaceRectangular, RowColumnRoute) {
+  XPOSE_REQUIRE_GPU();
+  for (std::int64_t rows = 2; rows <= 24; ++rows)
+    for (std::int64_t cols = 2; cols <= 24; ++cols)
+      if (rows != cols) check_inplace(rows, cols, 4, route::row_column, 1200 + rows * 32 + cols);
+  std::uint64_t seed = 2000;
+  for (std::size_t e : {1, 2, 3, 4, 8, 12, 16, 24, 40})
+    for (const auto& [rows, cols] :
+         {std::pair<std::int64_t, std::int64_t>{97, 89}, {120, 84}, {1009, 331}, {300, 1700}})
+      check_inplace(rows, cols, e, route::row_column, ++seed);
+  check_inplace(7919, 10007, 4, route::row_column, ++seed);
+  check_inplace(7200, 1800, 4, route::row_column, ++seed);
+  check_inplace(3, 70001, 4, route::row_column, ++seed);  // 280 KB rows: through the scratch
+  check_inplace(5, 50000, 8, route::row_column, ++seed);
+  check_inplace(250000, 37, 4, route::row_column, ++seed);  // 25 columns per block
+  check_inplace(1000003, 7, 4, route::row_column, ++seed);  // 6 columns per block
+  check_inplace(61, 35, 4, route::row_column, ++seed, 3);
+  check_inplace(64, 48, 2, route::row_column, ++seed, 2);
+}
+
 TEST(GpuInplaceRectangular, SkinnyChunksWithoutARemainder) {
   XPOSE_REQUIRE_GPU();
   std::uint64_t seed = 700;
@@ -124,8 +152,12 @@ TEST(GpuInplaceRectangular, SkinnyChunksWithoutARemainder) {
 // plan::execute_stage, every stage in order, gives the whole transposition on the device.
 TEST(GpuInplaceRectangular, StageByStage) {
   XPOSE_REQUIRE_GPU();
-  for (const auto& [rows, cols] :
-       {std::pair<std::int64_t, std::int64_t>{7200, 1800}, {20000, 5000}, {1000000, 16}}) {
+  for (const auto& [rows, cols, r] :
+       {std::tuple<std::int64_t, std::int64_t, route>{7200, 1800, route::automatic},
+        {20000, 5000, route::automatic},
+        {1000000, 16, route::automatic},
+        {4000, 3000, route::row_column},
+        {7919, 3001, route::row_column}}) {
     const std::size_t bytes = static_cast<std::size_t>(rows * cols) * 4;
     const std::vector<unsigned char> host = random_bytes(bytes, 950 + rows);
     const std::vector<unsigned char> expected = reference_transpose(host, rows, cols, 4);
@@ -133,6 +165,7 @@ TEST(GpuInplaceRectangular, StageByStage) {
     data.upload(host);
     plan_options options;
     options.target = device::cuda;
+    options.forced_route = r;
     const plan p = plan_inplace({rows, cols, 4}, options);
     for (std::size_t i = 0; i < p.stage_count(); ++i) p.execute_stage(i, data.get());
     ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
@@ -189,8 +222,7 @@ TEST(GpuInplaceRectangular, WorkspaceWithinBudget) {
         {1800, 7200, 8},
         {32768, 16384, 2}}) {
     const plan p = plan_inplace({rows, cols, e}, options);
-    EXPECT_TRUE(p.chosen_route() == route::three_stage ||
-                p.chosen_route() == route::cycle_following)
+    EXPECT_TRUE(p.chosen_route() == route::three_stage || p.chosen_route() == route::row_column)
         << p.describe();
     const double matrix = static_cast<double>(rows) * cols * e;
     EXPECT_LE(static_cast<double>(p.workspace_bytes()), 64.0 * (1 << 20) + matrix / 1000)

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "gpu_test_util.hpp"
@@ -86,18 +87,22 @@ TEST(GpuSquareSwap, ErrorLeftPendingByAnEarlierCallIsNotTakenForALaunchFailure) 
 }
 
 // A route with CPU-only stages is refused by name before any device memory is taken: runs
-// without a device too (CI).
-TEST(GpuSquareSwap, NonSquareInPlaceRefusesCpuOnlyRoutes) {
+// without a device too (CI). The skinny route's remainder steps run on the CPU only (10 x 1009:
+// chunks of 64 leave a remainder); square_recursive is a CPU algorithm.
+TEST(GpuSquareSwap, InPlaceRefusesCpuOnlyRoutes) {
   plan_options options;
   options.target = device::cuda;
-  options.forced_route = route::row_column;
-  try {
-    plan_inplace({300, 200, 4}, options);
-    FAIL() << "expected xpose::error";
-  } catch (const error& err) {
-    EXPECT_EQ(err.code(), status::unsupported);
-    EXPECT_NE(std::string(err.what()).find("runs on the CPU only"), std::string::npos)
-        << err.what();
+  for (const auto& [r, rows, cols] : {std::tuple<route, std::int64_t, std::int64_t>{
+                                          route::skinny_chunks, 10, 1009},
+                                      {route::square_recursive, 300, 300}}) {
+    options.forced_route = r;
+    try {
+      plan_inplace({rows, cols, 4}, options);
+      FAIL() << "expected xpose::error for " << to_string(r);
+    } catch (const error& err) {
+      EXPECT_EQ(err.code(), status::unsupported);
+      EXPECT_NE(std::string(err.what()).find("CPU"), std::string::npos) << err.what();
+    }
   }
 }
 

@@ -16,6 +16,7 @@
 #include "cuda/backend/cuda_check.hpp"
 #include "cuda/copy/launchers.hpp"
 #include "cuda/dispatch/copy_dispatch.hpp"
+#include "cuda/inplace/row_column.hpp"
 #include "cuda/inplace/tiled_transpose.hpp"
 #include "xpose/error.hpp"
 
@@ -65,6 +66,9 @@ bool runs_on_gpu(const stage& s) {
     case stage_kind::square_swap:
       return s.variant == route::square_tile_swap || s.variant == route::square_naive;
     case stage_kind::tiled_transpose:
+    case stage_kind::row_column_pre_rotate:
+    case stage_kind::row_column_row_shuffle:
+    case stage_kind::row_column_column_shuffle:
       return true;
     default:
       return false;
@@ -72,7 +76,9 @@ bool runs_on_gpu(const stage& s) {
 }
 
 double stage_passes(const stage& s) {
-  return s.kind == stage_kind::tiled_transpose ? tiled_stage_passes(s) : s.passes;
+  if (s.kind == stage_kind::tiled_transpose) return tiled_stage_passes(s);
+  if (is_row_column_stage(s)) return row_column_stage_passes(s);
+  return s.passes;
 }
 
 namespace {
@@ -83,6 +89,7 @@ std::size_t lay_out_workspace(plan_data& plan, bool assign) {
   std::size_t tables = 0, scratch = 0;
   for (stage& s : plan.stages) {
     if (!runs_on_gpu(s)) return std::numeric_limits<std::size_t>::max();
+    if (is_row_column_stage(s)) scratch = std::max(scratch, row_column_scratch_bytes(s));
     if (s.kind != stage_kind::tiled_transpose) continue;
     const std::size_t table = tiled_table_bytes(s);
     if (assign) s.table_offset = tables;
@@ -123,12 +130,17 @@ std::size_t prepare(plan_data& plan) {
         s.fused_with_next = false;
         s.passes = stage_passes(s);
         break;
+      case stage_kind::row_column_pre_rotate:
+      case stage_kind::row_column_row_shuffle:
+      case stage_kind::row_column_column_shuffle:
+        s.passes = stage_passes(s);
+        break;
       default:
         throw error(status::unsupported,
                     "in-place route " + std::string(to_string(plan.chosen)) + " (stage " + s.label +
-                        ") runs on the CPU only; the GPU runs the in-place routes made of tiled "
-                        "transpositions: three_stage, four_stage, cycle_following, and "
-                        "skinny_chunks where the chunks divide the long side");
+                        ") runs on the CPU only; the GPU runs the in-place routes three_stage, "
+                        "four_stage, row_column, cycle_following, and skinny_chunks where the "
+                        "chunks divide the long side");
     }
   }
   plan.predicted_passes = 0;
@@ -149,6 +161,7 @@ std::string kernel_text(const stage& s) {
   if (s.kind == stage_kind::copy_transpose)
     return describe_copy(copy_args_of(s, nullptr, nullptr), s.super_bytes, s.variant,
                          current_device_class());
+  if (is_row_column_stage(s)) return row_column_kernel_text(s);
   if (s.kind == stage_kind::tiled_transpose) switch (choose_tiled_path(s)) {
       case tiled_path::on_chip:
         return "tiled_transpose on chip: whole instances per block through shared memory, "
@@ -214,6 +227,12 @@ void execute_inplace(const plan_data& plan, void* data, std::size_t first, std::
             static_cast<std::byte*>(data) + b * matrix_bytes, s,
             workspace == nullptr ? nullptr : workspace + s.table_offset,
             workspace == nullptr ? nullptr : workspace + plan.scratch_offset, stream_of(plan));
+    } else if (is_row_column_stage(s)) {
+      auto* workspace = static_cast<unsigned char*>(plan.workspace.get());
+      for (std::int64_t b = 0; b < plan.desc.batch; ++b)
+        launch_row_column(static_cast<std::byte*>(data) + b * matrix_bytes, s,
+                          workspace == nullptr ? nullptr : workspace + plan.scratch_offset,
+                          stream_of(plan));
     } else {
       throw error(status::internal_error, "GPU in-place plan holds a stage prepare() rejects");
     }

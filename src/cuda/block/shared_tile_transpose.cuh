@@ -191,10 +191,11 @@ struct shared_tile_transpose {
   /// bytes after it, which stay unused), and a chunk reaching past `end`, one past the
   /// matrix's last element, is read element by element. Returns the layout it used (shifted
   /// rows unless `aligned`).
+  template <bool Async = false>
   __device__ static row_shifts load(unsigned char* tile, const element* src, std::int64_t ld,
                                     int valid_rows, int valid_cols, bool aligned,
                                     const element* end) {
-    if (!aligned) return load_shifted(tile, src, ld, valid_rows, valid_cols);
+    if (!aligned) return load_shifted<Async>(tile, src, ld, valid_rows, valid_cols);
     if (valid_rows == TILE_ROWS && valid_cols == tile_cols) {
       load_whole(tile, src, ld);
       return {};
@@ -251,8 +252,16 @@ struct shared_tile_transpose {
     return v;
   }
 
-  /// Any row alignment: aligned 16-byte loads for every chunk that lies inside the
-  /// valid part of a row, element loads for the partial chunks at its ends.
+  /// Any row alignment: aligned 16-byte loads for every chunk that lies inside the valid part
+  /// of a row, element loads for the partial chunks at its ends. Async (sm_80 and later): the
+  /// chunks, and the elements of partial chunks where they are 4 bytes or more, go to shared
+  /// memory by asynchronous copies (cp.async), all of a thread's in flight at once without
+  /// holding registers, and the thread waits for them before it returns; otherwise each is a
+  /// load then a store, one in flight at a time. The square swap takes Async (one load in flight
+  /// per thread ran square matrices of unaligned rows at 0.36-0.45 x copy on the H200; staged in
+  /// registers, the loads spill under the tile policies' register limits); the out-of-place
+  /// tuned kernel spills with it.
+  template <bool Async = false>
   __device__ static row_shifts load_shifted(unsigned char* tile, const element* src,
                                             std::int64_t ld, int valid_rows, int valid_cols) {
     const row_shifts shifts{static_cast<int>(reinterpret_cast<std::uintptr_t>(src) & 15),
@@ -266,14 +275,40 @@ struct shared_tile_transpose {
       const int first = 16 * q - shift;  // logical byte of the chunk's first byte
       const unsigned char* row_start = reinterpret_cast<const unsigned char*>(src + row * ld);
       if (first >= 0 && first + 16 <= valid_bytes) {
+#if __CUDA_ARCH__ >= 800
+        if constexpr (Async) {
+          const auto to =
+              static_cast<unsigned>(__cvta_generic_to_shared(tile + raw_offset(row, 16 * q)));
+          asm volatile("cp.async.cg.shared.global.L2::128B [%0], [%1], 16;" ::"r"(to),
+                       "l"(row_start + first)
+                       : "memory");
+          continue;
+        }
+#endif
         *reinterpret_cast<uint4*>(tile + raw_offset(row, 16 * q)) =
             load_chunk_l2_prefetch(reinterpret_cast<const uint4*>(row_start + first));
       } else {
+#if __CUDA_ARCH__ >= 800
+        if constexpr (Async && E >= 4) {
+          // The elements of a partial chunk, asynchronously too (each E-aligned both sides).
+          for (int b = first < 0 ? 0 : first; b < first + 16 && b < valid_bytes; b += E) {
+            const auto to =
+                static_cast<unsigned>(__cvta_generic_to_shared(tile + raw_offset(row, b + shift)));
+            asm volatile("cp.async.ca.shared.global [%0], [%1], %2;" ::"r"(to), "l"(row_start + b),
+                         "n"(E)
+                         : "memory");
+          }
+          continue;
+        }
+#endif
         for (int b = first < 0 ? 0 : first; b < first + 16 && b < valid_bytes; b += E)
           *reinterpret_cast<element*>(tile + raw_offset(row, b + shift)) =
               *reinterpret_cast<const element*>(row_start + b);
       }
     }
+#if __CUDA_ARCH__ >= 800
+    if constexpr (Async) asm volatile("cp.async.wait_all;" ::: "memory");
+#endif
     return shifts;
   }
 

@@ -56,9 +56,11 @@ __global__ void __launch_bounds__(Policy::threads, Policy::min_blocks)
     element_t<E>* tile_ij = m + i * side * ld + j * side;
     element_t<E>* tile_ji = m + j * side * ld + i * side;
     const element_t<E>* end = m + (n - 1) * ld + n;
-    const auto upper_shifts = tile_t::load(upper, tile_ij, ld, rows_i, rows_j, aligned, end);
+    const auto upper_shifts =
+        tile_t::template load<true>(upper, tile_ij, ld, rows_i, rows_j, aligned, end);
     typename tile_t::row_shifts lower_shifts;
-    if (i != j) lower_shifts = tile_t::load(lower, tile_ji, ld, rows_j, rows_i, aligned, end);
+    if (i != j)
+      lower_shifts = tile_t::template load<true>(lower, tile_ji, ld, rows_j, rows_i, aligned, end);
     __syncthreads();
     tile_t::store_transposed(upper, tile_ji, ld, rows_i, rows_j, aligned, upper_shifts);
     if (i != j) tile_t::store_transposed(lower, tile_ij, ld, rows_j, rows_i, aligned, lower_shifts);

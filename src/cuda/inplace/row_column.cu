@@ -1,0 +1,280 @@
+// Launchers of the row/column decomposition's phases (row_column.hpp; kernels and their index
+// maps in row_column_kernel.cuh): word sizes, row groups through the scratch, column block
+// widths, tiles and groups.
+#include "cuda/inplace/row_column.hpp"
+
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+#include <string>
+
+#include "cuda/backend/cuda_check.hpp"
+#include "cuda/backend/occupancy.hpp"
+#include "cuda/inplace/row_column_kernel.cuh"
+#include "plan/row_column.hpp"
+#include "xpose/error.hpp"
+
+namespace xpose::detail::cuda {
+
+namespace {
+
+/// Shared memory a column tile takes, about.
+constexpr std::size_t column_tile_bytes = 24 * 1024;
+
+/// Asks for the largest shared-memory carveout for `kernel` (a host call at each launch):
+/// without it the driver may carve less than the resident blocks of these kernels could use
+/// (ncu: three 40-KiB row blocks per SM where five fit).
+template <class Kernel>
+void prefer_shared_memory(Kernel kernel, const char* name) {
+  check_cuda(cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
+                                  cudaSharedmemCarveoutMaxShared),
+             name);
+}
+
+[[noreturn]] void refuse(const std::string& what) {
+  throw error(status::internal_error, "row_column: " + what);
+}
+
+std::int64_t ceil_div(std::int64_t a, std::int64_t b) {
+  return (a + b - 1) / b;
+}
+
+/// The largest power of two dividing x (x > 0), at most 16.
+std::size_t word_limit(std::uint64_t x) {
+  return static_cast<std::size_t>(std::min<std::uint64_t>(x & (~x + 1), 16));
+}
+
+bool row_on_chip(const stage& s) {
+  return static_cast<std::size_t>(s.cols) * s.super_bytes <= row_on_chip_max_bytes;
+}
+
+/// Rows per group of the row shuffle through the scratch.
+std::int64_t row_group(const stage& s) {
+  const std::size_t row_bytes = static_cast<std::size_t>(s.cols) * s.super_bytes;
+  return std::clamp<std::int64_t>(
+      static_cast<std::int64_t>(row_column_scratch_max_bytes / row_bytes), 1, s.rows);
+}
+
+/// Column blocks per group of the column phases.
+std::int64_t column_group(const stage& s) {
+  const std::size_t block_bytes =
+      static_cast<std::size_t>(s.rows * row_column_block_cols(s)) * s.super_bytes;
+  return std::clamp<std::int64_t>(
+      static_cast<std::int64_t>(row_column_scratch_max_bytes / block_bytes), 1,
+      ceil_div(s.cols, row_column_block_cols(s)));
+}
+
+void validate(const stage& s) {
+  if (!is_row_column_stage(s)) refuse("stage is not a row_column phase");
+  if (s.super_bytes == 0) refuse("element size 0");
+  constexpr std::int64_t limit = std::numeric_limits<std::int32_t>::max();
+  if (s.rows < 1 || s.cols < 1 || s.rows > limit || s.cols > limit)
+    refuse("rows and cols must be in [1, 2^31), got " + std::to_string(s.rows) + " x " +
+           std::to_string(s.cols));
+  if (static_cast<std::uint64_t>(s.cols) * s.super_bytes >= (std::uint64_t{1} << 32))
+    refuse("a row of " + std::to_string(s.cols) + " elements of " + std::to_string(s.super_bytes) +
+           " bytes exceeds 4 GiB");
+}
+
+// ---- row shuffle -------------------------------------------------------------------------------
+
+template <int W>
+void launch_row_shuffle_words(unsigned char* data, const stage& s, void* scratch,
+                              cudaStream_t stream) {
+  const row_column_math math(s.rows, s.cols);
+  row_column::row_shuffle_args a;
+  a.m = static_cast<std::uint32_t>(s.rows);
+  a.n = static_cast<std::uint32_t>(s.cols);
+  a.k = static_cast<std::uint32_t>(s.super_bytes / W);
+  a.b = static_cast<std::uint32_t>(math.b());
+  a.by_n = row_column::fast_divmod(a.n);
+  const std::size_t row_bytes = static_cast<std::size_t>(s.cols) * s.super_bytes;
+  // Short rows: smaller blocks, more of them on an SM, so that one's loads overlap another's
+  // barrier and copy back.
+  const std::uint32_t threads =
+      row_bytes <= 48 * 1024 ? row_column::row_threads / 2 : row_column::row_threads;
+  a.jm_step = static_cast<std::uint32_t>(std::uint64_t{threads} * a.m % a.n);
+  a.q_step = threads / a.b;
+  a.r_step = threads % a.b;
+  if (row_on_chip(s)) {
+    const auto kernel = row_column::row_shuffle_kernel<W, true>;
+    const int shared = static_cast<int>(row_bytes);
+    allow_dynamic_shared(kernel, shared, "row_shuffle_kernel");
+    prefer_shared_memory(kernel, "row_shuffle_kernel");
+    a.first_row = 0;
+    a.rows = s.rows;
+    const std::int64_t blocks =
+        std::min(s.rows, resident_blocks(kernel, threads, shared, "row_shuffle_kernel"));
+    kernel<<<static_cast<unsigned>(blocks), threads, shared, stream>>>(data, nullptr, a);
+    check_launch("row_shuffle_kernel");
+    return;
+  }
+  if (scratch == nullptr)
+    refuse("the row shuffle of rows longer than shared memory needs a scratch");
+  const auto kernel = row_column::row_shuffle_kernel<W, false>;
+  const std::int64_t group = row_group(s);
+  const std::int64_t resident = resident_blocks(kernel, threads, 0, "row_shuffle_kernel");
+  for (std::int64_t first = 0; first < s.rows; first += group) {
+    a.first_row = first;
+    a.rows = std::min(group, s.rows - first);
+    kernel<<<static_cast<unsigned>(std::min(a.rows, resident)), threads, 0, stream>>>(
+        data, static_cast<unsigned char*>(scratch), a);
+    check_launch("row_shuffle_kernel");
+    check_cuda(cudaMemcpyAsync(data + static_cast<std::size_t>(first) * row_bytes, scratch,
+                               static_cast<std::size_t>(a.rows) * row_bytes,
+                               cudaMemcpyDeviceToDevice, stream),
+               "row_column: cudaMemcpyAsync");
+  }
+}
+
+// ---- column phases -----------------------------------------------------------------------------
+
+template <int W>
+void launch_columns_words(unsigned char* data, const stage& s, void* scratch, cudaStream_t stream) {
+  if (scratch == nullptr) refuse("the column phases need a scratch");
+  const row_column_math math(s.rows, s.cols);
+  row_column::column_args a;
+  a.m = s.rows;
+  a.n = s.cols;
+  a.k = static_cast<std::uint32_t>(s.super_bytes / W);
+  a.block_cols = static_cast<std::uint32_t>(row_column_block_cols(s));
+  a.segment_words = a.block_cols * a.k;
+  const std::size_t segment_bytes = static_cast<std::size_t>(a.block_cols) * s.super_bytes;
+  a.rows_per_tile = static_cast<std::uint32_t>(std::clamp<std::int64_t>(
+      static_cast<std::int64_t>(column_tile_bytes / segment_bytes) - a.block_cols + 1, 16, 1024));
+  a.shuffle = s.kind == stage_kind::row_column_column_shuffle;
+  a.b = math.b();
+  a.by_k = row_column::fast_divmod(a.k);
+  a.by_a = row_column::fast_divmod(static_cast<std::uint32_t>(math.a()));
+  a.by_m = row_column::wide_divmod(s.rows);
+  const int shared =
+      static_cast<int>((std::size_t{a.rows_per_tile} + a.block_cols - 1) * segment_bytes);
+  const auto rotate = row_column::column_rotate_kernel<W>;
+  // A scratch row of one whole 128-byte line, read by one warp, is dropped from L2 once read.
+  const bool discard =
+      W >= 4 && segment_bytes == 128 && reinterpret_cast<std::uintptr_t>(scratch) % 128 == 0;
+  const auto gather = discard ? row_column::column_gather_kernel<W, true>
+                              : row_column::column_gather_kernel<W, false>;
+  allow_dynamic_shared(rotate, shared, "column_rotate_kernel");
+  prefer_shared_memory(rotate, "column_rotate_kernel");
+  const std::int64_t blocks = ceil_div(s.cols, a.block_cols);
+  const std::int64_t group = column_group(s);
+  const std::int64_t tiles = ceil_div(s.rows, a.rows_per_tile);
+  const std::int64_t gather_blocks =
+      ceil_div(s.rows, row_column::gather_rows_per_block(a.segment_words));
+  auto* buffer = static_cast<unsigned char*>(scratch);
+  for (std::int64_t first = 0; first < blocks; first += group) {
+    a.first_block = first;
+    const auto count = static_cast<unsigned>(std::min(group, blocks - first));
+    rotate<<<dim3(static_cast<unsigned>(tiles), count), row_column::column_threads, shared,
+             stream>>>(data, buffer, a);
+    check_launch("column_rotate_kernel");
+    gather<<<dim3(static_cast<unsigned>(gather_blocks), count), row_column::column_threads, 0,
+             stream>>>(data, buffer, a);
+    check_launch("column_gather_kernel");
+  }
+}
+
+template <template <int> class Launch>
+void with_word_size(int w, unsigned char* data, const stage& s, void* scratch,
+                    cudaStream_t stream) {
+  switch (w) {
+    case 1:
+      return Launch<1>::run(data, s, scratch, stream);
+    case 2:
+      return Launch<2>::run(data, s, scratch, stream);
+    case 4:
+      return Launch<4>::run(data, s, scratch, stream);
+    case 8:
+      return Launch<8>::run(data, s, scratch, stream);
+    default:
+      return Launch<16>::run(data, s, scratch, stream);
+  }
+}
+
+template <int W>
+struct row_shuffle_launch {
+  static void run(unsigned char* data, const stage& s, void* scratch, cudaStream_t stream) {
+    launch_row_shuffle_words<W>(data, s, scratch, stream);
+  }
+};
+
+template <int W>
+struct columns_launch {
+  static void run(unsigned char* data, const stage& s, void* scratch, cudaStream_t stream) {
+    launch_columns_words<W>(data, s, scratch, stream);
+  }
+};
+
+}  // namespace
+
+bool is_row_column_stage(const stage& s) {
+  return s.kind == stage_kind::row_column_pre_rotate ||
+         s.kind == stage_kind::row_column_row_shuffle ||
+         s.kind == stage_kind::row_column_column_shuffle;
+}
+
+std::int64_t row_column_block_cols(const stage& s) {
+  const std::int64_t wanted =
+      std::max<std::int64_t>(1, 128 / static_cast<std::int64_t>(s.super_bytes));
+  const std::int64_t fit = std::max<std::int64_t>(
+      1, static_cast<std::int64_t>(row_column_scratch_max_bytes /
+                                   (static_cast<std::size_t>(s.rows) * s.super_bytes)));
+  return std::clamp<std::int64_t>(std::min(wanted, fit), 1, s.cols);
+}
+
+std::size_t row_column_scratch_bytes(const stage& s) {
+  if (s.kind == stage_kind::row_column_row_shuffle)
+    return row_on_chip(s) ? 0 : static_cast<std::size_t>(row_group(s) * s.cols) * s.super_bytes;
+  return static_cast<std::size_t>(column_group(s) * s.rows * row_column_block_cols(s)) *
+         s.super_bytes;
+}
+
+double row_column_stage_passes(const stage& s) {
+  // H200, xpose_inplace_stages on 24-2800 MB: the row shuffle on chip 0.66-0.68 x copy on 4-byte
+  // elements, 0.81 on 8, 0.48 on 2, 0.32 on 1; through the scratch 0.13-0.19; the column shuffle
+  // 0.20 on 4 bytes, 0.27 on 8, 0.31 on 16, 0.16 on 2, 0.08 on 1; the pre-rotation 0.25 on 4.
+  // Words narrower than 4 bytes cost instructions; wider ones fill more of each sector.
+  const std::size_t e = s.super_bytes;
+  if (s.kind == stage_kind::row_column_row_shuffle) {
+    if (!row_on_chip(s)) return 5.5;
+    return e % 8 == 0 ? 1.25 : e % 4 == 0 ? 1.5 : e % 2 == 0 ? 2.1 : 3.2;
+  }
+  // A row segment of a column block shorter than a 32-byte sector wastes the rest of it.
+  const double segment = static_cast<double>(row_column_block_cols(s) * e);
+  const double waste = segment < 32 ? 32 / segment : 1.0;
+  const double columns = e % 16 == 0  ? 3.3
+                         : e % 8 == 0 ? 3.7
+                         : e % 4 == 0 ? 5.0
+                         : e % 2 == 0 ? 6.4
+                                      : 13.0;
+  return (s.kind == stage_kind::row_column_pre_rotate ? 0.8 : 1.0) * columns * waste;
+}
+
+std::string row_column_kernel_text(const stage& s) {
+  if (s.kind == stage_kind::row_column_row_shuffle)
+    return row_on_chip(s) ? "row_shuffle_kernel: each row scattered into shared memory, then "
+                            "written back"
+                          : "row_shuffle_kernel: groups of " + std::to_string(row_group(s)) +
+                                " rows scattered into a scratch, then copied back";
+  return "column_rotate_kernel + column_gather_kernel: groups of " +
+         std::to_string(column_group(s)) + " column blocks of " +
+         std::to_string(row_column_block_cols(s)) +
+         " columns rotated into a scratch by skewed tiles, then copied back" +
+         (s.kind == stage_kind::row_column_column_shuffle ? " with the rows permuted" : "");
+}
+
+void launch_row_column(void* data, const stage& s, void* scratch, cudaStream_t stream) {
+  validate(s);
+  if (s.rows == 1 || s.cols == 1) return;
+  const auto address = reinterpret_cast<std::uintptr_t>(data);
+  const int w = static_cast<int>(
+      std::min(word_limit(s.super_bytes), address == 0 ? 16 : word_limit(address)));
+  auto* bytes = static_cast<unsigned char*>(data);
+  if (s.kind == stage_kind::row_column_row_shuffle)
+    with_word_size<row_shuffle_launch>(w, bytes, s, scratch, stream);
+  else
+    with_word_size<columns_launch>(w, bytes, s, scratch, stream);
+}
+
+}  // namespace xpose::detail::cuda

@@ -1,0 +1,51 @@
+// The row/column decomposition's phases on the GPU (stage kinds row_column_pre_rotate,
+// row_column_row_shuffle, row_column_column_shuffle; Catanzaro, Keller, Garland, "A Decomposition
+// for In-place Matrix Transposition", PPoPP'14, sec. 3-4): the route that needs no useful factors
+// of the dimensions, for two primes among others. Kernels in row_column_kernel.cuh.
+//  - row shuffle: rows of up to row_on_chip_max_bytes are permuted in shared memory, one pass;
+//    longer rows through a scratch of whole rows, copied back.
+//  - pre-rotation and column shuffle: groups of column blocks (128-byte row segments where the
+//    scratch allows) rotated out of place into the scratch by skewed tiles in shared memory, then
+//    copied back, the column shuffle's row permutation applied by that copy: two passes.
+// Any element size, any m, n < 2^31; the data pointer may have any alignment (words of the widest
+// power of two up to 16 dividing the element and the pointer). Workspace: a scratch only.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <string>
+
+#include "plan/plan_data.hpp"
+
+namespace xpose::detail::cuda {
+
+/// Rows of at most this many bytes are permuted in one block's shared memory.
+constexpr std::size_t row_on_chip_max_bytes = 192 * 1024;
+/// The scratch of the column phases and of the row shuffle of long rows, at most (at least one
+/// column block of one element's width, or one row).
+constexpr std::size_t row_column_scratch_max_bytes = std::size_t{24} << 20;
+
+/// Whether `s` is one of the row_column phases.
+bool is_row_column_stage(const stage& s);
+
+/// Columns per block of the column phases of `s`: 128 bytes of row where m such rows fit
+/// row_column_scratch_max_bytes, fewer otherwise, at least 1, at most n.
+std::int64_t row_column_block_cols(const stage& s);
+
+/// Device bytes of scratch a launch of `s` overwrites (0 for a row shuffle on chip).
+std::size_t row_column_scratch_bytes(const stage& s);
+
+/// Predicted passes over memory of `s` (the inverse of its speed relative to a copy).
+double row_column_stage_passes(const stage& s);
+
+/// What describe() says runs `s`.
+std::string row_column_kernel_text(const stage& s);
+
+/// Enqueues phase `s` on the matrix at `data` (device pointer) with `scratch` of
+/// row_column_scratch_bytes(s) bytes on `stream`, without synchronizing. Throws
+/// xpose::error(internal_error) for a stage that is not a row_column phase or a size beyond the
+/// kernels' limits, before touching the device.
+void launch_row_column(void* data, const stage& s, void* scratch, cudaStream_t stream);
+
+}  // namespace xpose::detail::cuda

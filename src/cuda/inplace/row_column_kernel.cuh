@@ -1,0 +1,296 @@
+// Kernels of the row/column decomposition on the GPU (Catanzaro, Keller, Garland, "A
+// Decomposition for In-place Matrix Transposition", PPoPP'14, sec. 3-4; the index maps are those
+// of plan/row_column.hpp, which the CPU backend runs too). Launched by row_column.cu. One dense
+// row-major m x n matrix of elements of k words of W bytes each.
+//
+// row_shuffle_kernel: phase 2, every row permuted within itself. A block takes whole rows; for
+//   row i, each thread scatters elements j = tid, tid + T, ... to their destinations
+//   d = (j m + (i - floor(j / b)) mod m) mod n in a row buffer, the block synchronizes and copies
+//   the buffer back over the row. OnChip: the buffer is the block's shared memory (rows of up to
+//   row_on_chip_max_bytes), so a row is read once and written once. Otherwise the buffer is the
+//   row's place in a scratch of whole rows, which the launcher copies back. The terms of d are
+//   kept per thread from one j to the next (j m mod n, floor(j / b), j mod b), so an element costs
+//   additions and compares; each thread has `unroll` elements' loads in flight before it stores.
+//
+// column_rotate_kernel: the column rotations of phases 1 and 3, for a group of column blocks
+//   (block_cols adjacent columns each), out of place into a scratch that holds each block as m
+//   rows of block_cols elements. Column s of the scratch is column s of the matrix rotated up by
+//   rot(s): scratch[x][s] = a[(x + rot(s)) mod m][s], with rot(s) = s mod m (phase 3) or
+//   (m - floor(s / b)) mod m (phase 1, a rotation down by floor(s / b)). Within a block,
+//   rot(s0 + t) = base + delta(t) (mod m) with 0 <= delta(t) < span <= block_cols, so a tile of
+//   rows_per_tile output rows needs rows_per_tile + span - 1 consecutive source rows: they are
+//   loaded whole (row segments of the block, coalesced) into shared memory and each output row is
+//   read along a diagonal of the tile (rows one word apart, so a warp meets every bank once when a
+//   row segment is 32 words).
+//
+// column_gather_kernel: the copy back of such a group: a[r][s] = scratch[src(r)][s] for the
+//   block's columns, src(r) = g(r) = (r n + floor(r / a)) mod m in phase 3 (the row permutation
+//   that follows the rotation), r in phase 1. Whole row segments move, coalesced.
+//
+// Assumes: m, n < 2^31, n * k < 2^32; the scratch holds the group; 64-bit global offsets.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "cuda/inplace/tiled_transpose_kernel.cuh"
+
+namespace xpose::detail::cuda::row_column {
+
+using tiled::fast_divmod;
+using tiled::word_t;
+
+constexpr int row_threads = 512;
+constexpr int row_unroll = 4;
+constexpr int column_threads = 256;
+/// Rows each thread of the column kernels has in flight (loads issued before their stores).
+constexpr int column_unroll = 8;
+
+/// x mod d and floor(x / d) for 0 <= x < 2^52 and a divisor fixed at launch, through a
+/// double-precision reciprocal and a correction of at most one.
+struct wide_divmod {
+  std::int64_t divisor = 1;
+  double reciprocal = 1.0;
+
+  wide_divmod() = default;
+  __host__ explicit wide_divmod(std::int64_t d)
+      : divisor(d), reciprocal(1.0 / static_cast<double>(d)) {}
+
+  __device__ std::int64_t div(std::int64_t x) const {
+    std::int64_t q = static_cast<std::int64_t>(static_cast<double>(x) * reciprocal);
+    const std::int64_t r = x - q * divisor;
+    if (r < 0) --q;
+    if (r >= divisor) ++q;
+    return q;
+  }
+  __device__ std::int64_t mod(std::int64_t x) const { return x - div(x) * divisor; }
+};
+
+struct row_shuffle_args {
+  std::uint32_t m = 0, n = 0;  ///< rows, columns (elements)
+  std::uint32_t k = 1;         ///< words per element
+  std::uint32_t b = 1;         ///< n / gcd(m, n)
+  fast_divmod by_n;            ///< for (i - floor(j / b)) mod m when m > n
+  /// Per thread, from j to j + T (T threads): j m mod n advances by jm_step (mod n), floor(j / b)
+  /// by q_step and j mod b by r_step (with a carry).
+  std::uint32_t jm_step = 0, q_step = 0, r_step = 0;
+  std::int64_t first_row = 0, rows = 0;  ///< the rows this launch permutes
+};
+
+template <int W, bool OnChip>
+__global__ void __launch_bounds__(row_threads, 1)
+    row_shuffle_kernel(unsigned char* data, unsigned char* scratch, row_shuffle_args a) {
+  using word = word_t<W>;
+  extern __shared__ __align__(16) unsigned char shared_bytes[];
+  const std::uint32_t n = a.n, m = a.m, k = a.k, b = a.b;
+  const std::uint32_t j0 = threadIdx.x;
+  const auto jm0 = static_cast<std::uint32_t>(std::uint64_t{j0} * m % n);
+  const std::uint32_t q0 = j0 / b, r0 = j0 % b;
+  const std::uint64_t row_words = std::uint64_t{n} * k;
+  for (std::int64_t local = blockIdx.x; local < a.rows; local += gridDim.x) {
+    const std::int64_t i = a.first_row + local;
+    word* row = reinterpret_cast<word*>(data) + static_cast<std::uint64_t>(i) * row_words;
+    word* buffer =
+        OnChip ? reinterpret_cast<word*>(shared_bytes)
+               : reinterpret_cast<word*>(scratch) + static_cast<std::uint64_t>(local) * row_words;
+    std::uint32_t jm = jm0, q = q0, r = r0;
+    for (std::uint32_t j = j0; j < n; j += row_unroll * blockDim.x) {
+      std::uint32_t from[row_unroll], to[row_unroll];
+#pragma unroll
+      for (int u = 0; u < row_unroll; ++u) {
+        // (i - q) mod m, then mod n, plus j m mod n (q < gcd(m, n) <= m while j < n).
+        auto s = static_cast<std::uint32_t>(i) - q;
+        if (static_cast<std::int32_t>(s) < 0) s += m;
+        if (m > n) s -= a.by_n.div(s) * n;
+        std::uint32_t d = jm + s;
+        if (d >= n) d -= n;
+        from[u] = j + u * blockDim.x;
+        to[u] = d;
+        jm += a.jm_step;
+        if (jm >= n) jm -= n;
+        q += a.q_step;
+        r += a.r_step;
+        if (r >= b) {
+          r -= b;
+          ++q;
+        }
+      }
+      for (std::uint32_t p = 0; p < k; ++p) {
+        word v[row_unroll];
+#pragma unroll
+        for (int u = 0; u < row_unroll; ++u)
+          if (from[u] < n) v[u] = row[std::uint64_t{from[u]} * k + p];
+#pragma unroll
+        for (int u = 0; u < row_unroll; ++u)
+          if (from[u] < n) buffer[std::uint64_t{to[u]} * k + p] = v[u];
+      }
+    }
+    if constexpr (OnChip) {
+      __syncthreads();
+      for (std::uint64_t t = threadIdx.x; t < row_words; t += blockDim.x) row[t] = buffer[t];
+      __syncthreads();
+    }
+  }
+}
+
+struct column_args {
+  std::int64_t m = 0, n = 0;        ///< rows, columns (elements)
+  std::uint32_t k = 1;              ///< words per element
+  std::uint32_t block_cols = 1;     ///< columns per block
+  std::uint32_t segment_words = 1;  ///< block_cols * k: words of one row of a block
+  std::uint32_t rows_per_tile = 1;  ///< output rows per tile of column_rotate_kernel
+  std::int64_t first_block = 0;     ///< the group's first column block
+  bool shuffle = true;              ///< phase 3 (else phase 1)
+  std::int64_t b = 1;               ///< n / gcd(m, n)
+  fast_divmod by_k;                 ///< word -> element within a segment
+  fast_divmod by_a;                 ///< floor(r / a), a = m / gcd(m, n)
+  wide_divmod by_m;                 ///< (r n + floor(r / a)) mod m
+};
+
+/// rot(s) of the block's first column and the span of its deltas (see the top of the file);
+/// delta(t) for column s0 + t is t mod m in phase 3, q_last - floor((s0 + t) / b) in phase 1.
+struct block_rotation {
+  std::int64_t base = 0;
+  std::int64_t span = 1;
+};
+
+__device__ inline block_rotation rotation_of(const column_args& a, std::int64_t s0,
+                                             std::int64_t width) {
+  block_rotation r;
+  if (a.shuffle) {
+    r.base = s0 % a.m;
+    r.span = width < a.m ? width : a.m;
+  } else {
+    const std::int64_t q_first = s0 / a.b, q_last = (s0 + width - 1) / a.b;
+    r.base = (a.m - q_last % a.m) % a.m;
+    r.span = q_last - q_first + 1;
+  }
+  return r;
+}
+
+__device__ inline std::int64_t delta_of(const column_args& a, std::int64_t s0, std::int64_t width,
+                                        std::int64_t t) {
+  if (a.shuffle) return t % a.m;
+  return (s0 + width - 1) / a.b - (s0 + t) / a.b;
+}
+
+template <int W>
+__global__ void __launch_bounds__(column_threads)
+    column_rotate_kernel(const unsigned char* data, unsigned char* scratch, column_args a) {
+  using word = word_t<W>;
+  extern __shared__ __align__(16) unsigned char shared_bytes[];
+  word* tile = reinterpret_cast<word*>(shared_bytes);
+  const std::int64_t block = a.first_block + blockIdx.y;
+  const std::int64_t s0 = block * a.block_cols;
+  const std::int64_t width = a.n - s0 < a.block_cols ? a.n - s0 : a.block_cols;
+  const std::uint32_t words = static_cast<std::uint32_t>(width) * a.k;
+  const std::uint32_t pitch = a.segment_words;
+  const std::uint32_t lanes = pitch < blockDim.x ? pitch : blockDim.x;
+  const std::uint32_t lane = threadIdx.x % lanes, row_step = blockDim.x / lanes;
+  const std::uint32_t lane_row = threadIdx.x / lanes;
+  const block_rotation rot = rotation_of(a, s0, width);
+  const std::int64_t x0 = std::int64_t{blockIdx.x} * a.rows_per_tile;
+  const std::int64_t rows = a.m - x0 < a.rows_per_tile ? a.m - x0 : a.rows_per_tile;
+  const std::int64_t tile_rows = rows + rot.span - 1;
+  const auto* src = reinterpret_cast<const word*>(data);
+  if (lane_row < row_step) {
+    for (std::uint32_t u = lane; u < words; u += lanes) {
+      std::int64_t source = (x0 + rot.base + lane_row) % a.m;
+#if __CUDA_ARCH__ >= 800
+      if constexpr (W >= 4) {
+        // Asynchronous copies straight into shared memory: every row of the tile in flight at
+        // once, no registers held.
+        for (std::int64_t t = lane_row; t < tile_rows; t += row_step) {
+          const auto to = static_cast<unsigned>(__cvta_generic_to_shared(tile + t * pitch + u));
+          asm volatile("cp.async.ca.shared.global [%0], [%1], %2;" ::"r"(to),
+                       "l"(src + (source * a.n + s0) * a.k + u), "n"(W)
+                       : "memory");
+          source += row_step;
+          while (source >= a.m) source -= a.m;
+        }
+        continue;
+      }
+#endif
+      for (std::int64_t t = lane_row; t < tile_rows; t += std::int64_t{row_step} * column_unroll) {
+        word v[column_unroll];
+#pragma unroll
+        for (int q = 0; q < column_unroll; ++q) {
+          if (t + q * row_step < tile_rows) v[q] = src[(source * a.n + s0) * a.k + u];
+          source += row_step;
+          while (source >= a.m) source -= a.m;
+        }
+#pragma unroll
+        for (int q = 0; q < column_unroll; ++q)
+          if (t + q * row_step < tile_rows) tile[(t + q * row_step) * pitch + u] = v[q];
+      }
+    }
+  }
+#if __CUDA_ARCH__ >= 800
+  if constexpr (W >= 4) asm volatile("cp.async.wait_all;" ::: "memory");
+#endif
+  __syncthreads();
+  if (lane_row >= row_step) return;
+  word* out = reinterpret_cast<word*>(scratch) +
+              (std::int64_t{blockIdx.y} * a.m + x0) * static_cast<std::int64_t>(pitch);
+  for (std::uint32_t u = lane; u < words; u += lanes) {
+    const std::int64_t delta = delta_of(a, s0, width, a.by_k.div(u));
+    for (std::int64_t x = lane_row; x < rows; x += row_step)
+      out[x * pitch + u] = tile[(x + delta) * pitch + u];
+  }
+}
+
+template <int W, bool Discard>
+__global__ void __launch_bounds__(column_threads)
+    column_gather_kernel(unsigned char* data, const unsigned char* scratch, column_args a) {
+  using word = word_t<W>;
+  const std::int64_t block = a.first_block + blockIdx.y;
+  const std::int64_t s0 = block * a.block_cols;
+  const std::int64_t width = a.n - s0 < a.block_cols ? a.n - s0 : a.block_cols;
+  const std::uint32_t words = static_cast<std::uint32_t>(width) * a.k;
+  const std::uint32_t pitch = a.segment_words;
+  const std::uint32_t lanes = pitch < blockDim.x ? pitch : blockDim.x;
+  const std::uint32_t lane = threadIdx.x % lanes, row_step = blockDim.x / lanes;
+  const std::uint32_t lane_row = threadIdx.x / lanes;
+  if (lane_row >= row_step) return;
+  const auto* from =
+      reinterpret_cast<const word*>(scratch) + std::int64_t{blockIdx.y} * a.m * pitch;
+  word* to = reinterpret_cast<word*>(data) + s0 * a.k;
+  const std::int64_t first = std::int64_t{blockIdx.x} * row_step * column_unroll + lane_row;
+  std::int64_t sources[column_unroll];
+#pragma unroll
+  for (int q = 0; q < column_unroll; ++q) {
+    const std::int64_t r = first + q * row_step;
+    sources[q] =
+        a.shuffle && r < a.m ? a.by_m.mod(r * a.n + a.by_a.div(static_cast<std::uint32_t>(r))) : r;
+  }
+  for (std::uint32_t u = lane; u < words; u += lanes) {
+    word v[column_unroll];
+#pragma unroll
+    for (int q = 0; q < column_unroll; ++q)
+      if (first + q * row_step < a.m) v[q] = from[sources[q] * pitch + u];
+#pragma unroll
+    for (int q = 0; q < column_unroll; ++q)
+      if (first + q * row_step < a.m) to[(first + q * row_step) * a.n * a.k + u] = v[q];
+  }
+  if constexpr (Discard) {
+    // Each scratch row is one 128-byte line, read once and by one warp: dropped from L2 once the
+    // warp has its values, so that it is never written back to DRAM.
+    __syncwarp();
+#if __CUDA_ARCH__ >= 800
+    if (lane == 0)
+      for (int q = 0; q < column_unroll; ++q)
+        if (first + q * row_step < a.m)
+          asm volatile("discard.global.L2 [%0], 128;" ::"l"(from + sources[q] * pitch) : "memory");
+#endif
+  }
+}
+
+/// Rows of the matrix column_gather_kernel's blocks copy: row_step rows, column_unroll times.
+__host__ inline std::int64_t gather_rows_per_block(std::uint32_t segment_words) {
+  const std::uint32_t lanes =
+      segment_words < static_cast<std::uint32_t>(column_threads) ? segment_words : column_threads;
+  return std::int64_t{column_threads / lanes} * column_unroll;
+}
+
+}  // namespace xpose::detail::cuda::row_column
