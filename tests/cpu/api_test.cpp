@@ -524,10 +524,11 @@ TEST(BadInputs, ClearErrorsAndDataUntouched) {
   if (!xpose::built_with_cuda()) {
     expect_error(inplace(dense(12, 7, 4), gpu), status::unsupported, "without CUDA");
   } else {
-    // These GPU plans are refused before any device memory is taken: they need no device.
-    gpu.forced_route = xpose::route::row_column;
-    expect_error(inplace(dense(12, 7, 4), gpu), status::unsupported,
-                 "in-place route row_column (stage");
+    // These GPU plans are refused before any device memory is taken: they need no device. The
+    // skinny route leaves a remainder of 67 columns to CPU-only steps.
+    gpu.forced_route = xpose::route::skinny_chunks;
+    expect_error(inplace(dense(3, 67, 4), gpu), status::unsupported,
+                 "in-place route skinny_chunks (stage");
   }
   EXPECT_TRUE(data == original) << "a failed call modified the data";
   EXPECT_TRUE(std::all_of(dst.begin(), dst.end(), [](unsigned char c) { return c == 0; }));
