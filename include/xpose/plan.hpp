@@ -18,17 +18,38 @@ namespace xpose {
 /// the routes that apply on the caller's data (measure, in the manner of FFTW_MEASURE).
 enum class tuning { estimate, measure };
 
+/// Whether an in-place plan of host data (target cpu) may run on the GPU: copy in, transpose
+/// there, copy back into the same host memory (docs/host.md). automatic: when a device is present
+/// and the cost model (bandwidths measured once per process) predicts it faster than the CPU.
+enum class host_gpu_policy { never, automatic, always };
+
+/// How a host plan through the GPU reaches the caller's memory: pinned memory as it is, otherwise
+/// registered for each execute (cudaHostRegister) or copied through small pinned buffers.
+enum class host_pinning { automatic, register_memory, staged };
+
 struct plan_options {
   device target = device::cpu;  ///< where the data lives and the work runs
   route forced_route = route::automatic;
   int threads = 0;                 ///< CPU threads; 0 = OpenMP default
   void* stream = nullptr;          ///< CUDA: a cudaStream_t; nullptr = the default stream
   tuning tune = tuning::estimate;  ///< plan_inplace(desc, data, options) only
+  /// target cpu, in place: may the GPU do it (plans of dense matrices only).
+  host_gpu_policy host_via_gpu = host_gpu_policy::never;
+  host_pinning pinning = host_pinning::automatic;
+  /// Device memory a host plan through the GPU may hold, in bytes; 0 = the device's free memory
+  /// less a margin. A matrix larger than it goes through the GPU in pieces (out of core).
+  std::size_t gpu_memory_budget = 0;
+  /// Streams a host plan through the GPU spreads its independent pieces over; 0 = 3.
+  int gpu_streams = 0;
+  /// Host plans through the GPU: overlap the copies with the transposition of independent slabs
+  /// (the default), or copy in, transpose, copy out one after another (for comparison).
+  bool overlap_copies = true;
 };
 
 namespace detail {
 struct plan_data;
-}
+struct host_plan;
+}  // namespace detail
 
 class plan {
  public:
@@ -58,12 +79,23 @@ class plan {
   void execute_stage(std::size_t i, void* data) const;
 
   explicit plan(std::shared_ptr<detail::plan_data> data);
+  /// A plan of host data that runs through the GPU (`host`); `data` is its CPU plan, which
+  /// stage_count(), stage_label() and execute_stage() describe and run.
+  plan(std::shared_ptr<detail::plan_data> data, std::shared_ptr<detail::host_plan> host);
+
+  /// Host plans through the GPU: whether execute() runs on the GPU (host_via_gpu chose it).
+  bool runs_through_gpu() const noexcept;
 
  private:
   std::shared_ptr<detail::plan_data> data_;
+  std::shared_ptr<detail::host_plan> host_;
 };
 
-/// Plans an in-place transposition of `desc` (ld must be dense unless rows == cols).
+/// Plans an in-place transposition of `desc` (ld must be dense unless rows == cols). With
+/// target cpu and host_via_gpu other than never, the plan may run through the GPU: execute()
+/// then copies the matrix to the device (whole, or in pieces that fit gpu_memory_budget),
+/// transposes it there and copies it back, and returns when the host memory holds the result;
+/// describe() says how, with the cost model's prediction for the CPU and the GPU.
 plan plan_inplace(const matrix_desc& desc, const plan_options& options = {});
 /// Plans an in-place transposition of the batch at `data` (a host or device pointer, per
 /// options.target). With options.tune == measure and no forced route, times each route that

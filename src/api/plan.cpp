@@ -18,6 +18,7 @@
 #include "xpose/version.hpp"
 #ifdef XPOSE_HAVE_CUDA
 #include "cuda/backend/cuda_backend.hpp"
+#include "host/host_plan.hpp"
 #endif
 
 namespace xpose {
@@ -39,6 +40,9 @@ void resolve_options(const plan_options& options, plan_data& p) {
   if (options.target == device::cuda && !built_with_cuda())
     throw error(status::unsupported,
                 "options.target is cuda but this xpose was built without CUDA (no nvcc found)");
+  if (options.target == device::cuda && options.host_via_gpu != host_gpu_policy::never)
+    throw error(status::invalid_argument,
+                "options.host_via_gpu applies to host data (target cpu); the target is cuda");
   p.options = options;
   p.threads = options.threads > 0 ? options.threads : omp_get_max_threads();
 }
@@ -110,6 +114,12 @@ const char* kind_text(const detail::stage& s, device target) {
 }  // namespace
 
 plan::plan(std::shared_ptr<detail::plan_data> data) : data_(std::move(data)) {}
+plan::plan(std::shared_ptr<detail::plan_data> data, std::shared_ptr<detail::host_plan> host)
+    : data_(std::move(data)), host_(std::move(host)) {}
+
+bool plan::runs_through_gpu() const noexcept {
+  return host_ != nullptr;
+}
 
 bool plan::in_place() const noexcept {
   return data_->in_place;
@@ -163,6 +173,10 @@ std::string plan::describe() const {
   out << "\n  predicted: " << passes_text(p.predicted_passes) << " over memory\n";
   if (p.options.target == device::cpu) out << "  threads: " << p.threads << "\n";
   for (const std::string& note : p.notes) out << "  note: " << note << "\n";
+#ifdef XPOSE_HAVE_CUDA
+  if (host_) out << "  execute() runs through the GPU (the stages above are the CPU's):\n"
+                 << detail::host::describe(*host_);
+#endif
   return out.str();
 }
 
@@ -172,6 +186,12 @@ void plan::execute(void* data) const {
     throw error(status::invalid_argument,
                 "this plan is out of place: call execute(src, dst), not execute(data)");
   detail::require_pointer(data, "data");
+#ifdef XPOSE_HAVE_CUDA
+  if (host_) {
+    detail::host::execute(*host_, data);
+    return;
+  }
+#endif
   const std::lock_guard<std::mutex> serialized(*p.execute_lock);
   if (p.options.target == device::cpu) {
     detail::cpu::execute_inplace(p, data);
@@ -279,6 +299,22 @@ std::shared_ptr<plan_data> make_inplace(const matrix_desc& desc, const plan_opti
   return p;
 }
 
+/// The plan, through the GPU where options.host_via_gpu asks for it and the GPU can run it.
+plan with_host_plan(std::shared_ptr<plan_data> p) {
+  if (p->options.target != device::cpu || p->options.host_via_gpu == host_gpu_policy::never)
+    return plan(std::move(p));
+#ifdef XPOSE_HAVE_CUDA
+  std::shared_ptr<detail::host_plan> host = detail::host::make_host_plan(*p);
+  return plan(std::move(p), std::move(host));
+#else
+  if (p->options.host_via_gpu == host_gpu_policy::always)
+    throw error(status::unsupported,
+                "options.host_via_gpu is always but this xpose was built without CUDA");
+  p->notes.push_back("host_via_gpu: this xpose was built without CUDA: the CPU runs it");
+  return plan(std::move(p));
+#endif
+}
+
 void wait_for(const plan_data& p) {
 #ifdef XPOSE_HAVE_CUDA
   if (p.options.target == device::cuda) detail::cuda::synchronize(p);
@@ -290,7 +326,7 @@ void wait_for(const plan_data& p) {
 }  // namespace
 
 plan plan_inplace(const matrix_desc& desc, const plan_options& options) {
-  return plan(make_inplace(desc, options, true));
+  return with_host_plan(make_inplace(desc, options, true));
 }
 
 plan plan_inplace(const matrix_desc& desc, void* data, const plan_options& options) {
@@ -365,7 +401,7 @@ plan plan_inplace(const matrix_desc& desc, void* data, const plan_options& optio
   }
   detail::record_wisdom(detail::wisdom_key(*best), best->chosen);
   best->notes.push_back("measured on the caller's data (there and back): " + timings);
-  return plan(best);
+  return with_host_plan(best);
 }
 
 plan plan_copy(const matrix_desc& src, std::int64_t dst_ld, std::int64_t dst_batch_stride,

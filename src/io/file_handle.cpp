@@ -160,7 +160,9 @@ std::uint64_t address_space_limit_bytes() {
 mapped_file::mapped_file(const file_handle& file, std::uint64_t bytes)
     : bytes_(bytes), path_(file.path()) {
   if (bytes == 0) return;
-  address_ = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, file.fd(), 0);
+  // Populated up front: faulting 4 KiB pages in one by one costs more than the transposition.
+  address_ =
+      ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, file.fd(), 0);
   if (address_ == MAP_FAILED) {
     address_ = nullptr;
     fail(errno == ENOMEM ? status::out_of_memory : status::device_error, "cannot map", path_);

@@ -96,6 +96,9 @@ int run_transpose_command(const transpose_command_options& options) {
   file.memory_budget = options.memory;
   file.flip_order_only = options.flip_order;
   file.plan.threads = options.threads;
+  file.plan.host_via_gpu = options.gpu == "always"  ? xpose::host_gpu_policy::always
+                           : options.gpu == "never" ? xpose::host_gpu_policy::never
+                                                    : xpose::host_gpu_policy::automatic;
   const bool show = !options.no_progress && (options.progress || ::isatty(STDERR_FILENO) == 1);
   progress_bar bar("xpose: " + options.input);
   if (show)

@@ -89,6 +89,12 @@ void add_transpose_options(CLI::App& command, transpose_command_options& options
   command.add_flag("--no-progress", options.no_progress, "no progress bar");
   command.add_flag("--force", options.force, "replace an existing OUT");
   command.add_flag("-v,--verbose", options.verbose, "print the route and its steps");
+  command
+      .add_option("--gpu", options.gpu,
+                  "the in-memory method (--no-journal) through the GPU: by the cost model "
+                  "(auto, the default), never or always")
+      ->option_text("auto|never|always")
+      ->check(CLI::IsMember({"auto", "never", "always"}));
 }
 
 void finish_transpose_options(transpose_command_options& options,

@@ -24,6 +24,7 @@ struct transpose_command_options {
   bool no_progress = false;  ///< none even when it is
   bool force = false;        ///< replace an existing output file
   bool verbose = false;      ///< print the plan or blocked route
+  std::string gpu = "auto";  ///< in memory: host_via_gpu never, auto or always
 };
 
 /// What CLI11 fills before transpose_command_options is complete.
