@@ -448,7 +448,7 @@ file_report transpose_file_inplace(const std::string& path, const file_options& 
   if (std::optional<journal> log = journal::open(path)) {
     complete_run(path, *log, options, report);
     const file_handle file(path, file_handle::mode::read);
-    file_options as_found = options;
+    file_options as_found;  // what the journal says the file is, not the caller's shape
     as_found.format = log->header().final_header.empty() ? file_format::raw : file_format::npy;
     if (as_found.format == file_format::raw) {
       as_found.rows = log->header().cols;

@@ -198,6 +198,8 @@ TEST(FileCrash, TheInPlaceCommandCompletesAnInterruptedRunInsteadOfStartingAnoth
   EXPECT_THROW(inspect_file(c.path), error);  // mid-run: refused, naming the journal
   file_options o;
   o.memory_budget = 16 << 10;
+  o.rows = 150;  // the same command again: the shape of the original, now mid-run
+  o.cols = 96;
   const file_report r = transpose_file_inplace(c.path, o);
   EXPECT_TRUE(r.resumed);
   EXPECT_EQ(r.after.rows, 96);
