@@ -148,10 +148,14 @@ TEST(HostViaGpu, RefusalsLeaveTheDataAsItWas) {
                error);
   // The device's memory taken by someone else: the plan fails at plan time (always) or runs on
   // the CPU (automatic), and the data is not touched by the failed plan.
+  plan_inplace({64, 48, 4}, through_gpu());  // the bandwidths measured while memory is free
   std::size_t free = 0, total = 0;
   ASSERT_EQ(cudaMemGetInfo(&free, &total), cudaSuccess);
-  void* hog = nullptr;
-  ASSERT_EQ(cudaMalloc(&hog, free - (std::size_t{32} << 20)), cudaSuccess);
+  struct device_hog {
+    void* memory = nullptr;
+    ~device_hog() { cudaFree(memory); }
+  } hog;
+  ASSERT_EQ(cudaMalloc(&hog.memory, free - (std::size_t{32} << 20)), cudaSuccess);
   try {
     plan_inplace({4096, 16384, 4},
                  through_gpu(host_pinning::automatic, false, std::size_t{1} << 40));
@@ -162,7 +166,8 @@ TEST(HostViaGpu, RefusalsLeaveTheDataAsItWas) {
   plan_options automatic = through_gpu(host_pinning::automatic, false, std::size_t{1} << 40);
   automatic.host_via_gpu = host_gpu_policy::automatic;
   const plan on_cpu = plan_inplace({4096, 16384, 4}, automatic);
-  cudaFree(hog);
+  cudaFree(hog.memory);
+  hog.memory = nullptr;
   EXPECT_TRUE(data == before);
   EXPECT_FALSE(on_cpu.runs_through_gpu()) << on_cpu.describe();
   plan_options bad = through_gpu();
