@@ -228,6 +228,9 @@ void print_table(std::FILE* out, const std::vector<device_info>& devices,
                  row.peer.name.empty() ? "-" : row.peer.name.c_str(),
                  number(row.peer.verified ? row.peer.measured.gb_per_s : no_value, "%.2f").c_str(),
                  number(ratio_to_peer(row), "%.2f").c_str(), check_label(row).c_str());
+    if (measured && row.spec.in_place && row.copy.gb_per_s > 0)
+      std::fprintf(out, "    passes: predicted %.2f, measured %.2f (time / copy time)\n",
+                   row.predicted_passes, row.copy.gb_per_s / row.measured.gb_per_s);
     for (const stage_time& st : row.stages)
       std::fprintf(out, "    stage %-10s %9s ms %6s x copy\n", st.label.c_str(),
                    number(st.measured.median_ms, "%.4g").c_str(),
@@ -279,6 +282,8 @@ void print_json(std::FILE* out, const std::vector<device_info>& devices,
     row["workspace_bytes"] = r.workspace_bytes;
     row["predicted_passes"] =
         number_or_null(r.chosen_route.empty() ? no_value : r.predicted_passes);
+    row["measured_passes"] = number_or_null(
+        measured && r.copy.gb_per_s > 0 ? r.copy.gb_per_s / r.measured.gb_per_s : no_value);
     row["verified"] = r.verified;
     row["failure"] = r.failure;
     row["skipped"] = r.skipped;
