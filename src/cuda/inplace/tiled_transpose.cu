@@ -432,7 +432,7 @@ double tiled_stage_passes(const stage& s) {
   // by how the super-element meets 128-byte lines: multiples of 128 bytes 0.87-0.95 from 256 bytes
   // up, 0.83 at 128; of 64 but not 128 0.68-0.74; of 32 but not 64 0.46-0.70 (96: 0.46, 160: 0.59,
   // 288: 0.65, 480: 0.70); others 0.45-0.65 (240: 0.58, 260: 0.46-0.55, 400: 0.58-0.65); 64 bytes
-  // 0.45-0.51; smaller super-elements by the sectors they waste.
+  // 0.45-0.51; smaller super-elements below.
   switch (choose_tiled_path(s)) {
     case tiled_path::on_chip:
       return tiled_on_chip_instance_bytes(s) <= 64 * 1024 ? 1.3 : 1.85;
@@ -441,8 +441,10 @@ double tiled_stage_passes(const stage& s) {
       if (b % 128 == 0) return b >= 256 ? 1.1 : 1.2;
       if (b % 64 == 0) return b >= 128 ? 1.4 : 2.1;
       if (b % 32 == 0) return b >= 256 ? 1.5 : b >= 128 ? 1.7 : 2.2;
-      if (b >= 32) return b >= 256 ? 1.9 : 2.3;
-      return 2.3 * 32.0 / static_cast<double>(b);  // whole sectors moved for a few bytes
+      // Super-elements off the 32-byte grid: more sectors per byte and longer walks the smaller
+      // they are (random shapes' 100 stages, 2-21 M positions: 76 bytes 0.26 x copy, 44 bytes
+      // 0.23, 36 bytes 0.19-0.27, 28 bytes 0.22, 16 bytes 0.089, 12 bytes 0.064).
+      return std::max(b >= 256 ? 1.9 : 2.3, 1.5 + 120.0 / static_cast<double>(b));
     }
     case tiled_path::through_scratch:
       return 2.4;
