@@ -1,5 +1,6 @@
 // The plan object: validation, planning, workspace allocation and dispatch to a backend.
 #include "xpose/plan.hpp"
+#include "plan/bytes_text.hpp"
 
 #include <omp.h>
 
@@ -25,6 +26,7 @@ namespace xpose {
 
 namespace {
 
+using detail::bytes_text;
 using detail::plan_data;
 
 constexpr int max_threads = 4096;
@@ -67,18 +69,6 @@ void prepare_backend(plan_data& p) {
   p.workspace = detail::cuda::allocate_workspace(p.workspace_bytes);
   detail::cuda::prepare_workspace(p);
 #endif
-}
-
-std::string human_bytes(double bytes) {
-  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-  int u = 0;
-  while (bytes >= 1024 && u < 4) {
-    bytes /= 1024;
-    ++u;
-  }
-  char text[32];
-  std::snprintf(text, sizeof text, u == 0 ? "%.0f %s" : "%.1f %s", bytes, units[u]);
-  return text;
 }
 
 std::string passes_text(double passes) {
@@ -147,7 +137,7 @@ std::string plan::describe() const {
       << (p.options.target == device::cpu ? "CPU" : "GPU (CUDA)") << "\n";
   out << "  matrix: " << d.rows << " x " << d.cols << " "
       << (d.order == storage_order::row_major ? "row-major" : "column-major") << ", " << d.elem_size
-      << "-byte elements, ld " << p.ld << ", batch " << d.batch << " (" << human_bytes(matrix_bytes)
+      << "-byte elements, ld " << p.ld << ", batch " << d.batch << " (" << bytes_text(matrix_bytes)
       << ")\n";
   if (!p.in_place) out << "  destination: ld " << p.dst_ld << "\n";
   out << "  route: " << to_string(p.chosen) << "\n";
@@ -164,7 +154,7 @@ std::string plan::describe() const {
       out << "    kernel: " << detail::cuda::kernel_text(s) << "\n";
 #endif
   }
-  out << "  workspace: " << human_bytes(static_cast<double>(p.workspace_bytes));
+  out << "  workspace: " << bytes_text(static_cast<double>(p.workspace_bytes));
   if (matrix_bytes > 0) {
     char percent[32];
     std::snprintf(percent, sizeof percent, "%.3f", 100.0 * p.workspace_bytes / matrix_bytes);
@@ -174,8 +164,9 @@ std::string plan::describe() const {
   if (p.options.target == device::cpu) out << "  threads: " << p.threads << "\n";
   for (const std::string& note : p.notes) out << "  note: " << note << "\n";
 #ifdef XPOSE_HAVE_CUDA
-  if (host_) out << "  execute() runs through the GPU (the stages above are the CPU's):\n"
-                 << detail::host::describe(*host_);
+  if (host_)
+    out << "  execute() runs through the GPU (the stages above are the CPU's):\n"
+        << detail::host::describe(*host_);
 #endif
   return out.str();
 }

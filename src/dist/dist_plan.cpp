@@ -15,6 +15,7 @@
 #include "cuda/backend/cuda_backend.hpp"
 #include "cuda/inplace/tiled_transpose.hpp"
 #include "dist/plan_state.hpp"
+#include "plan/bytes_text.hpp"
 #include "xpose/dist.hpp"
 #include "xpose/error.hpp"
 #include "xpose/plan.hpp"
@@ -76,18 +77,6 @@ namespace {
 
 [[noreturn]] void invalid(const std::string& message) {
   throw error(status::invalid_argument, message);
-}
-
-std::string human_bytes(double bytes) {
-  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-  int u = 0;
-  while (bytes >= 1024 && u < 4) {
-    bytes /= 1024;
-    ++u;
-  }
-  char text[32];
-  std::snprintf(text, sizeof text, u == 0 ? "%.0f %s" : "%.1f %s", bytes, units[u]);
-  return text;
 }
 
 std::string fixed(double value, int digits) {
@@ -168,11 +157,11 @@ void describe_stages(std::ostringstream& out, const std::vector<local_runner>& s
     if (r.elements) {
       out << "xpose plan, route " << to_string(r.elements->chosen_route()) << ", "
           << r.elements->stage_count() << " stage" << (r.elements->stage_count() == 1 ? "" : "s")
-          << ", workspace " << human_bytes(static_cast<double>(r.elements->workspace_bytes()));
+          << ", workspace " << bytes_text(static_cast<double>(r.elements->workspace_bytes()));
     } else {
       out << "elementary tiled transposition (" << cuda::kernel_text(r.tiled) << "), table "
-          << human_bytes(static_cast<double>(r.table_bytes)) << ", scratch "
-          << human_bytes(static_cast<double>(r.scratch_bytes)) << " (shared with the exchange)";
+          << bytes_text(static_cast<double>(r.table_bytes)) << ", scratch "
+          << bytes_text(static_cast<double>(r.scratch_bytes)) << " (shared with the exchange)";
     }
     out << ", " << fixed(r.passes, 2) << " passes\n";
   }
@@ -291,6 +280,7 @@ void run_exchange(const plan_state& s, unsigned char* local, ncclComm_t comm) {
 namespace xpose::dist {
 
 using namespace xpose::detail::dist;
+using xpose::detail::bytes_text;
 
 namespace {
 
@@ -496,14 +486,14 @@ std::string plan::describe() const {
   out << "xpose dist plan: rank " << r << " of " << l.ranks << " (device " << s.device
       << "), in-place transposition of a " << l.rows << " x " << l.cols << " row-major matrix of "
       << l.elem << "-byte elements ("
-      << human_bytes(static_cast<double>(l.rows) * static_cast<double>(l.cols) * l.elem) << ")\n";
+      << bytes_text(static_cast<double>(l.rows) * static_cast<double>(l.cols) * l.elem) << ")\n";
   out << "  rows per rank before: " << counts_text(l.row_count) << "; this rank: " << l.row_count[r]
-      << " x " << l.cols << " (" << human_bytes(static_cast<double>(l.before_bytes(r))) << ")\n";
+      << " x " << l.cols << " (" << bytes_text(static_cast<double>(l.before_bytes(r))) << ")\n";
   out << "  rows of the transpose per rank after: " << counts_text(l.col_count)
       << "; this rank: " << l.col_count[r] << " x " << l.rows << " ("
-      << human_bytes(static_cast<double>(l.after_bytes(r))) << ")\n";
+      << bytes_text(static_cast<double>(l.after_bytes(r))) << ")\n";
   out << "  buffer: at least " << l.capacity_bytes(r) / l.elem << " elements ("
-      << human_bytes(static_cast<double>(l.capacity_bytes(r))) << ")\n";
+      << bytes_text(static_cast<double>(l.capacity_bytes(r))) << ")\n";
   out << "  scheme: " << to_string(s.chosen)
       << (s.opts.local == scheme::automatic ? " (automatic)" : "") << "\n";
   int number = 1;
@@ -516,13 +506,13 @@ std::string plan::describe() const {
     out << "none (nothing leaves this rank)\n";
   } else {
     out << pairing_rounds(l.ranks) << " pairing round" << (pairing_rounds(l.ranks) == 1 ? "" : "s")
-        << " of grouped ncclSend/ncclRecv, chunks of " << human_bytes(static_cast<double>(x.chunk))
+        << " of grouped ncclSend/ncclRecv, chunks of " << bytes_text(static_cast<double>(x.chunk))
         << " received into " << slot_count << " slots and copied into place on a second stream\n";
     const int self_after = s.order.self_after.empty() ? 0 : s.order.self_after[r];
     const std::size_t positions = s.order.rounds.size();
     for (std::size_t position = 0; position <= positions; ++position) {
       if (static_cast<int>(position) == self_after && x.self_bytes > 0)
-        out << "    own segment moved " << human_bytes(static_cast<double>(x.self_bytes))
+        out << "    own segment moved " << bytes_text(static_cast<double>(x.self_bytes))
             << " within the buffer, after " << position << " round" << (position == 1 ? "" : "s")
             << "\n";
       if (position == positions) break;
@@ -538,25 +528,25 @@ std::string plan::describe() const {
       }
       const std::uint64_t sent = l.send_bytes(r, p), got = l.recv_bytes(r, p);
       const std::uint64_t chunks = (std::max(sent, got) + x.chunk - 1) / x.chunk;
-      out << "with rank " << p << ": send " << human_bytes(static_cast<double>(sent))
-          << ", receive " << human_bytes(static_cast<double>(got)) << ", " << chunks << " chunk"
+      out << "with rank " << p << ": send " << bytes_text(static_cast<double>(sent)) << ", receive "
+          << bytes_text(static_cast<double>(got)) << ", " << chunks << " chunk"
           << (chunks == 1 ? "" : "s") << (s.order.from_end(l, r, p) ? ", from the end" : "")
           << "\n";
     }
     out << "    parked (received before their place was free): "
-        << human_bytes(static_cast<double>(x.parked_bytes)) << " in all, arena "
-        << human_bytes(static_cast<double>(x.arena_bytes)) << "\n";
+        << bytes_text(static_cast<double>(x.parked_bytes)) << " in all, arena "
+        << bytes_text(static_cast<double>(x.arena_bytes)) << "\n";
   }
   out << "  after the exchange:\n";
   describe_stages(out, s.after, number);
 
   const std::size_t total = workspace_bytes(), bound = memory_bound_bytes();
   out << "  device memory: local plans and tables "
-      << human_bytes(static_cast<double>(s.local_plan_bytes)) << " + scratch "
-      << human_bytes(static_cast<double>(s.scratch_bytes)) << " (exchange "
-      << human_bytes(static_cast<double>(x.scratch_bytes()))
-      << ") = " << human_bytes(static_cast<double>(total))
-      << "; bound 64 MiB + 1 % of the buffer = " << human_bytes(static_cast<double>(bound)) << ": "
+      << bytes_text(static_cast<double>(s.local_plan_bytes)) << " + scratch "
+      << bytes_text(static_cast<double>(s.scratch_bytes)) << " (exchange "
+      << bytes_text(static_cast<double>(x.scratch_bytes()))
+      << ") = " << bytes_text(static_cast<double>(total))
+      << "; bound 64 MiB + 1 % of the buffer = " << bytes_text(static_cast<double>(bound)) << ": "
       << (total <= bound ? "within" : "OVER") << "\n";
   out << "  predicted local passes: " << fixed(predicted_local_passes(), 2) << " over the buffer\n";
   const bandwidths& bw = s.opts.measured;
@@ -565,8 +555,8 @@ std::string plan::describe() const {
                             4.0 * s.self_move_bytes / bw.copy;
     out << "  predicted: " << milliseconds(seconds_of(s.before, bw.copy)) << " before + "
         << milliseconds(exchange) << " exchange + " << milliseconds(seconds_of(s.after, bw.copy))
-        << " after = " << milliseconds(predicted_seconds()) << " (copy " << human_bytes(bw.copy)
-        << "/s, link " << human_bytes(bw.link) << "/s; this rank's local stages, "
+        << " after = " << milliseconds(predicted_seconds()) << " (copy " << bytes_text(bw.copy)
+        << "/s, link " << bytes_text(bw.link) << "/s; this rank's local stages, "
         << "each round as long as its largest transfer)\n";
   } else {
     out << "  predicted time: no bandwidths known (options.measured, from measure_bandwidths)\n";

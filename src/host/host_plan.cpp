@@ -1,4 +1,5 @@
 #include "host/host_plan.hpp"
+#include "plan/bytes_text.hpp"
 
 #include <cuda_runtime.h>
 #include <omp.h>
@@ -66,18 +67,6 @@ constexpr std::uint64_t device_margin_bytes = std::uint64_t{256} << 20;
 constexpr std::size_t staging_chunk_bytes = std::size_t{16} << 20;
 constexpr int default_streams = 3;
 constexpr int max_streams = 64;
-
-std::string bytes_text(double bytes) {
-  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-  int u = 0;
-  while (bytes >= 1024 && u < 4) {
-    bytes /= 1024;
-    ++u;
-  }
-  char text[32];
-  std::snprintf(text, sizeof text, u == 0 ? "%.0f %s" : "%.1f %s", bytes, units[u]);
-  return text;
-}
 
 /// The planner's bound on a GPU in-place plan's workspace (plan/planner.hpp).
 std::uint64_t gpu_workspace_bound(const piece_shape& shape) {

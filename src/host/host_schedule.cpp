@@ -1,4 +1,5 @@
 #include "host/host_schedule.hpp"
+#include "plan/bytes_text.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -26,18 +27,6 @@ std::vector<std::int64_t> factors(std::int64_t x) {
   }
   std::sort(found.begin(), found.end());
   return found;
-}
-
-std::string bytes_text(double bytes) {
-  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-  int u = 0;
-  while (bytes >= 1024 && u < 4) {
-    bytes /= 1024;
-    ++u;
-  }
-  char text[32];
-  std::snprintf(text, sizeof text, u == 0 ? "%.0f %s" : "%.1f %s", bytes, units[u]);
-  return text;
 }
 
 struct candidate {

@@ -1,4 +1,5 @@
 #include "io/block_plan.hpp"
+#include "plan/bytes_text.hpp"
 
 #include <omp.h>
 
@@ -116,18 +117,6 @@ const char* phase_text(block_phase_kind k) {
       return "column shuffle";
   }
   return "?";
-}
-
-std::string bytes_text(double bytes) {
-  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-  int u = 0;
-  while (bytes >= 1024 && u < 4) {
-    bytes /= 1024;
-    ++u;
-  }
-  char text[32];
-  std::snprintf(text, sizeof text, u == 0 ? "%.0f %s" : "%.1f %s", bytes, units[u]);
-  return text;
 }
 
 // --- the permutations of one step, in memory -----------------------------------------------

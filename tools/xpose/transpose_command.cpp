@@ -8,6 +8,7 @@
 #include <string>
 
 #include "commands.hpp"
+#include "plan/bytes_text.hpp"
 #include "transpose_options.hpp"
 #include "xpose/file.hpp"
 
@@ -15,19 +16,9 @@ namespace xpose_cli {
 
 namespace {
 
-using clock_type = std::chrono::steady_clock;
+using xpose::detail::bytes_text;
 
-std::string bytes_text(double bytes) {
-  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-  int u = 0;
-  while (bytes >= 1024 && u < 4) {
-    bytes /= 1024;
-    ++u;
-  }
-  char text[32];
-  std::snprintf(text, sizeof text, u == 0 ? "%.0f %s" : "%.1f %s", bytes, units[u]);
-  return text;
-}
+using clock_type = std::chrono::steady_clock;
 
 /// One line on stderr, redrawn at most ten times a second: a bar, the percentage, bytes done,
 /// the rate and the time left.

@@ -175,20 +175,43 @@ __device__ inline std::int64_t delta_of(const column_args& a, std::int64_t s0, s
   return (s0 + width - 1) / a.b - (s0 + t) / a.b;
 }
 
+/// Whether column_rotate_kernel loads its tiles by cp.async (sm_80 and later, words of 4 bytes or
+/// more: the copy sizes cp.async takes) rather than through registers.
+template <int W>
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+constexpr bool async_tile_loads = W >= 4;
+#else
+constexpr bool async_tile_loads = false;
+#endif
+
+/// The column block of a block of the column kernels (blockIdx.y within the group) and how its
+/// threads cover it: `lanes` threads per row segment (the segment's words, at most the block),
+/// `row_step` rows at a time; threads with lane_row >= row_step have no row.
+struct column_block_threads {
+  std::int64_t s0, width;  ///< the block's first column and its columns (the last one may be short)
+  std::uint32_t words;     ///< words of the block's valid part of a row
+  std::uint32_t lanes, lane, row_step, lane_row;
+
+  __device__ explicit column_block_threads(const column_args& a)
+      : s0((a.first_block + blockIdx.y) * a.block_cols),
+        width(a.n - s0 < a.block_cols ? a.n - s0 : a.block_cols),
+        words(static_cast<std::uint32_t>(width) * a.k),
+        lanes(a.segment_words < blockDim.x ? a.segment_words : blockDim.x),
+        lane(threadIdx.x % lanes),
+        row_step(blockDim.x / lanes),
+        lane_row(threadIdx.x / lanes) {}
+};
+
 template <int W>
 __global__ void __launch_bounds__(column_threads)
     column_rotate_kernel(const unsigned char* data, unsigned char* scratch, column_args a) {
   using word = word_t<W>;
   extern __shared__ __align__(16) unsigned char shared_bytes[];
   word* tile = reinterpret_cast<word*>(shared_bytes);
-  const std::int64_t block = a.first_block + blockIdx.y;
-  const std::int64_t s0 = block * a.block_cols;
-  const std::int64_t width = a.n - s0 < a.block_cols ? a.n - s0 : a.block_cols;
-  const std::uint32_t words = static_cast<std::uint32_t>(width) * a.k;
-  const std::uint32_t pitch = a.segment_words;
-  const std::uint32_t lanes = pitch < blockDim.x ? pitch : blockDim.x;
-  const std::uint32_t lane = threadIdx.x % lanes, row_step = blockDim.x / lanes;
-  const std::uint32_t lane_row = threadIdx.x / lanes;
+  const column_block_threads g(a);
+  const std::int64_t s0 = g.s0, width = g.width;
+  const std::uint32_t words = g.words, pitch = a.segment_words, lanes = g.lanes, lane = g.lane;
+  const std::uint32_t row_step = g.row_step, lane_row = g.lane_row;
   const block_rotation rot = rotation_of(a, s0, width);
   const std::int64_t x0 = std::int64_t{blockIdx.x} * a.rows_per_tile;
   const std::int64_t rows = a.m - x0 < a.rows_per_tile ? a.m - x0 : a.rows_per_tile;
@@ -197,8 +220,7 @@ __global__ void __launch_bounds__(column_threads)
   if (lane_row < row_step) {
     for (std::uint32_t u = lane; u < words; u += lanes) {
       std::int64_t source = (x0 + rot.base + lane_row) % a.m;
-#if __CUDA_ARCH__ >= 800
-      if constexpr (W >= 4) {
+      if constexpr (async_tile_loads<W>) {
         // Asynchronous copies straight into shared memory: every row of the tile in flight at
         // once, no registers held.
         for (std::int64_t t = lane_row; t < tile_rows; t += row_step) {
@@ -209,26 +231,24 @@ __global__ void __launch_bounds__(column_threads)
           source += row_step;
           while (source >= a.m) source -= a.m;
         }
-        continue;
-      }
-#endif
-      for (std::int64_t t = lane_row; t < tile_rows; t += std::int64_t{row_step} * column_unroll) {
-        word v[column_unroll];
+      } else {
+        for (std::int64_t t = lane_row; t < tile_rows;
+             t += std::int64_t{row_step} * column_unroll) {
+          word v[column_unroll];
 #pragma unroll
-        for (int q = 0; q < column_unroll; ++q) {
-          if (t + q * row_step < tile_rows) v[q] = src[(source * a.n + s0) * a.k + u];
-          source += row_step;
-          while (source >= a.m) source -= a.m;
+          for (int q = 0; q < column_unroll; ++q) {
+            if (t + q * row_step < tile_rows) v[q] = src[(source * a.n + s0) * a.k + u];
+            source += row_step;
+            while (source >= a.m) source -= a.m;
+          }
+#pragma unroll
+          for (int q = 0; q < column_unroll; ++q)
+            if (t + q * row_step < tile_rows) tile[(t + q * row_step) * pitch + u] = v[q];
         }
-#pragma unroll
-        for (int q = 0; q < column_unroll; ++q)
-          if (t + q * row_step < tile_rows) tile[(t + q * row_step) * pitch + u] = v[q];
       }
     }
   }
-#if __CUDA_ARCH__ >= 800
-  if constexpr (W >= 4) asm volatile("cp.async.wait_all;" ::: "memory");
-#endif
+  if constexpr (async_tile_loads<W>) asm volatile("cp.async.wait_all;" ::: "memory");
   __syncthreads();
   if (lane_row >= row_step) return;
   word* out = reinterpret_cast<word*>(scratch) +
@@ -244,14 +264,10 @@ template <int W, bool Discard>
 __global__ void __launch_bounds__(column_threads)
     column_gather_kernel(unsigned char* data, const unsigned char* scratch, column_args a) {
   using word = word_t<W>;
-  const std::int64_t block = a.first_block + blockIdx.y;
-  const std::int64_t s0 = block * a.block_cols;
-  const std::int64_t width = a.n - s0 < a.block_cols ? a.n - s0 : a.block_cols;
-  const std::uint32_t words = static_cast<std::uint32_t>(width) * a.k;
-  const std::uint32_t pitch = a.segment_words;
-  const std::uint32_t lanes = pitch < blockDim.x ? pitch : blockDim.x;
-  const std::uint32_t lane = threadIdx.x % lanes, row_step = blockDim.x / lanes;
-  const std::uint32_t lane_row = threadIdx.x / lanes;
+  const column_block_threads g(a);
+  const std::int64_t s0 = g.s0;
+  const std::uint32_t words = g.words, pitch = a.segment_words, lanes = g.lanes, lane = g.lane;
+  const std::uint32_t row_step = g.row_step, lane_row = g.lane_row;
   if (lane_row >= row_step) return;
   const auto* from =
       reinterpret_cast<const word*>(scratch) + std::int64_t{blockIdx.y} * a.m * pitch;
