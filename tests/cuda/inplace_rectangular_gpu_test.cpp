@@ -131,6 +131,7 @@ TEST(GpuInplaceRectangular, RowColumnRoute) {
   check_inplace(5, 50000, 8, route::row_column, ++seed);
   check_inplace(250000, 37, 4, route::row_column, ++seed);  // 25 columns per block
   check_inplace(1000003, 7, 4, route::row_column, ++seed);  // 6 columns per block
+  check_inplace(2, 3000001, 4, route::row_column, ++seed);  // more column blocks than a grid.y
   check_inplace(61, 35, 4, route::row_column, ++seed, 3);
   check_inplace(64, 48, 2, route::row_column, ++seed, 2);
 }

@@ -55,13 +55,13 @@ std::int64_t row_group(const stage& s) {
       static_cast<std::int64_t>(row_column_scratch_max_bytes / row_bytes), 1, s.rows);
 }
 
-/// Column blocks per group of the column phases.
+/// Column blocks per group of the column phases (the launches' grid.y: at most 65535).
 std::int64_t column_group(const stage& s) {
   const std::size_t block_bytes =
       static_cast<std::size_t>(s.rows * row_column_block_cols(s)) * s.super_bytes;
   return std::clamp<std::int64_t>(
       static_cast<std::int64_t>(row_column_scratch_max_bytes / block_bytes), 1,
-      ceil_div(s.cols, row_column_block_cols(s)));
+      std::min<std::int64_t>(65535, ceil_div(s.cols, row_column_block_cols(s))));
 }
 
 void validate(const stage& s) {
