@@ -10,7 +10,8 @@
 //   row_on_chip_max_bytes), so a row is read once and written once. Otherwise the buffer is the
 //   row's place in a scratch of whole rows, which the launcher copies back. The terms of d are
 //   kept per thread from one j to the next (j m mod n, floor(j / b), j mod b), so an element costs
-//   additions and compares; each thread has `unroll` elements' loads in flight before it stores.
+//   additions and compares; each thread has row_unroll elements' loads in flight before it
+//   stores.
 //
 // column_rotate_kernel: the column rotations of phases 1 and 3, for a group of column blocks
 //   (block_cols adjacent columns each), out of place into a scratch that holds each block as m
@@ -19,13 +20,16 @@
 //   (m - floor(s / b)) mod m (phase 1, a rotation down by floor(s / b)). Within a block,
 //   rot(s0 + t) = base + delta(t) (mod m) with 0 <= delta(t) < span <= block_cols, so a tile of
 //   rows_per_tile output rows needs rows_per_tile + span - 1 consecutive source rows: they are
-//   loaded whole (row segments of the block, coalesced) into shared memory and each output row is
-//   read along a diagonal of the tile (rows one word apart, so a warp meets every bank once when a
-//   row segment is 32 words).
+//   loaded whole (row segments of the block, coalesced; by cp.async where words are 4 bytes or
+//   more, through registers column_unroll rows at a time otherwise) into shared memory and each
+//   output row is read along a diagonal of the tile (rows one word apart, so a warp meets every
+//   bank once when a row segment is 32 words).
 //
 // column_gather_kernel: the copy back of such a group: a[r][s] = scratch[src(r)][s] for the
 //   block's columns, src(r) = g(r) = (r n + floor(r / a)) mod m in phase 3 (the row permutation
-//   that follows the rotation), r in phase 1. Whole row segments move, coalesced.
+//   that follows the rotation), r in phase 1. Whole row segments move, coalesced, column_unroll
+//   rows per thread in flight; where a scratch row is one 128-byte line (Discard), the line is
+//   dropped from L2 once read, so that it is never written back to DRAM.
 //
 // Assumes: m, n < 2^31, n * k < 2^32; the scratch holds the group; 64-bit global offsets.
 #pragma once
