@@ -2,7 +2,7 @@
 // runs them on the caller's stream. Out-of-place stages run what the dispatch decides
 // (dispatch/copy_dispatch.hpp), which is also what a plan's text names; square in-place stages
 // run inplace/square_swap.cu, the tiled transpositions of the other in-place routes
-// inplace/tiled_transpose.cu.
+// inplace/tiled_transpose.cu, the row/column route's phases inplace/row_column.cu.
 #include "cuda/backend/cuda_backend.hpp"
 
 #include <cuda_runtime.h>
