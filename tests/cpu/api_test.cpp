@@ -525,9 +525,9 @@ TEST(BadInputs, ClearErrorsAndDataUntouched) {
     expect_error(inplace(dense(12, 7, 4), gpu), status::unsupported, "without CUDA");
   } else {
     // These GPU plans are refused before any device memory is taken: they need no device. The
-    // skinny route leaves a remainder of 67 columns to CPU-only steps.
+    // skinny route leaves a remainder of the prime 1009 columns to CPU-only steps.
     gpu.forced_route = xpose::route::skinny_chunks;
-    expect_error(inplace(dense(3, 67, 4), gpu), status::unsupported,
+    expect_error(inplace(dense(10, 1009, 4), gpu), status::unsupported,
                  "in-place route skinny_chunks (stage");
   }
   EXPECT_TRUE(data == original) << "a failed call modified the data";

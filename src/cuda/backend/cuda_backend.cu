@@ -108,7 +108,9 @@ std::size_t inplace_workspace_bytes(const plan_data& plan) {
 }
 
 std::size_t prepare(plan_data& plan) {
-  for (stage& s : plan.stages) {
+  // Every stage is checked before any is sized: sizing may ask the device (its multiprocessors),
+  // and a route the GPU cannot run is refused by name, with or without a device.
+  for (const stage& s : plan.stages) {
     switch (s.kind) {
       case stage_kind::copy_transpose:
         if (!is_gpu_copy_variant(s.variant))
@@ -122,26 +124,25 @@ std::size_t prepare(plan_data& plan) {
                                                " runs on the CPU only; the GPU runs "
                                                "square_tile_swap and square_naive");
         break;
-      case stage_kind::tiled_transpose:
-        s.method = choose_tiled_path(s) == tiled_path::on_chip ? tiled_method::in_cache
-                                                               : tiled_method::cycle_following;
-        // The GPU runs every stage on its own: the CPU's slab-by-slab fusion of 0010 and 0100
-        // keeps a slab in a core's cache, which a grid of blocks does not share.
-        s.fused_with_next = false;
-        s.passes = stage_passes(s);
-        break;
-      case stage_kind::row_column_pre_rotate:
-      case stage_kind::row_column_row_shuffle:
-      case stage_kind::row_column_column_shuffle:
-        s.passes = stage_passes(s);
-        break;
       default:
-        throw error(status::unsupported,
-                    "in-place route " + std::string(to_string(plan.chosen)) + " (stage " + s.label +
-                        ") runs on the CPU only; the GPU runs the in-place routes three_stage, "
-                        "four_stage, row_column, cycle_following, and skinny_chunks where the "
-                        "chunks divide the long side");
+        if (!runs_on_gpu(s))
+          throw error(status::unsupported,
+                      "in-place route " + std::string(to_string(plan.chosen)) + " (stage " +
+                          s.label +
+                          ") runs on the CPU only; the GPU runs the in-place routes three_stage, "
+                          "four_stage, row_column, cycle_following, and skinny_chunks where the "
+                          "chunks divide the long side");
     }
+  }
+  for (stage& s : plan.stages) {
+    if (s.kind == stage_kind::tiled_transpose) {
+      s.method = choose_tiled_path(s) == tiled_path::on_chip ? tiled_method::in_cache
+                                                             : tiled_method::cycle_following;
+      // The GPU runs every stage on its own: the CPU's slab-by-slab fusion of 0010 and 0100
+      // keeps a slab in a core's cache, which a grid of blocks does not share.
+      s.fused_with_next = false;
+    }
+    if (s.kind == stage_kind::tiled_transpose || is_row_column_stage(s)) s.passes = stage_passes(s);
   }
   plan.predicted_passes = 0;
   for (const stage& s : plan.stages) plan.predicted_passes += s.passes;
