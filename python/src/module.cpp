@@ -16,6 +16,7 @@
 
 #include "buffer.hpp"
 #include "device.hpp"
+#include "files.hpp"
 #include "plan_handle.hpp"
 #include "xpose/error.hpp"
 #include "xpose/version.hpp"
@@ -94,6 +95,7 @@ NB_MODULE(_xpose, m) {
   using namespace xpose_python;
   m.doc() = "The compiled core of the xpose package: plans and execution on raw addresses.";
   nb::register_exception_translator(translate_error);
+  bind_files(m);
 
   m.attr("version") = std::to_string(xpose::version_major) + "." +
                       std::to_string(xpose::version_minor) + "." +

@@ -19,6 +19,7 @@ says what to pass instead, and the data is left as it was. The GIL is released w
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 from . import _xpose
@@ -37,6 +38,8 @@ __all__ = [
     "transpose",
     "plan",
     "Plan",
+    "transpose_file",
+    "recover_file",
     "routes",
     "built_with_cuda",
     "Error",
@@ -275,6 +278,69 @@ def plan(
     batch, rows, cols = (1, *shape) if len(shape) == 2 else shape
     handle = _handle(in_place, batch, rows, cols, itemsize, target, cuda_stream, route, threads)
     return Plan(handle, shape, itemsize)
+
+
+def transpose_file(
+    path: str | os.PathLike[str],
+    out: str | os.PathLike[str] | None = None,
+    *,
+    shape: tuple[int, int] | None = None,
+    dtype: Any = None,
+    itemsize: int | None = None,
+    journal: bool = True,
+    memory: int = 0,
+    flip_order: bool = False,
+    threads: int = 0,
+) -> dict[str, Any]:
+    """Transposes the matrix in a file: in place (``out`` None) or into the file ``out``.
+
+    A NumPy ``.npy`` file holding a 2-D array (any dtype but objects, C or Fortran order) comes out
+    holding its transpose, with the header's shape rewritten: ``numpy.load`` gives ``a.T``. Any
+    other file is raw: a dense row-major matrix of ``shape`` (rows, cols) whose elements are
+    ``dtype`` (anything ``numpy.dtype`` takes) or ``itemsize`` bytes. Memory stays within
+    ``memory`` bytes (0: a quarter of physical memory, at most 4 GiB) whatever the file's size.
+
+    In place, ``journal`` (the default) keeps a journal beside the file so that an interrupted run
+    is completed by the next call on the file (or :func:`recover_file`); without it an
+    interrupted run leaves the file unreadable and its data lost. ``flip_order`` (``.npy`` only)
+    swaps the shape and flips ``fortran_order`` instead, moving no data. Out of place, the result
+    is written under a temporary name and renamed when complete.
+
+    Returns the report: ``before`` and ``after`` (each ``format``, ``shape``, ``itemsize``,
+    ``fortran_order``, ``dtype``), ``method``, ``details``, ``resumed`` and ``memory_budget``.
+    Raises :class:`InvalidArgumentError` (a ``ValueError``) for a bad file or argument, leaving
+    the file as it was, and another :class:`Error` for what else fails.
+    """
+    rows, cols = (0, 0) if shape is None else (int(shape[0]), int(shape[1]))
+    size = 0
+    if dtype is not None:
+        size = _itemsize_of(dtype)
+    if itemsize is not None:
+        if dtype is not None and int(itemsize) != size:
+            raise ValueError(f"itemsize {itemsize} disagrees with dtype {dtype!r} ({size} bytes)")
+        size = int(itemsize)
+    return dict(
+        _xpose.transpose_file(
+            os.fspath(path),
+            "" if out is None else os.fspath(out),
+            "automatic",
+            rows,
+            cols,
+            size,
+            bool(journal),
+            int(memory),
+            bool(flip_order),
+            int(threads),
+        )
+    )
+
+
+def recover_file(path: str | os.PathLike[str]) -> bool:
+    """Completes an interrupted in-place :func:`transpose_file` of `path` from its journal.
+
+    Returns False, doing nothing, when `path` has no journal.
+    """
+    return bool(_xpose.recover_file(os.fspath(path)))
 
 
 def _handle(

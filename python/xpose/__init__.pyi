@@ -1,6 +1,7 @@
 """Type stubs of xpose: in-place and out-of-place matrix transposition for NumPy, PyTorch, CuPy
 and JAX arrays. The docstrings are in xpose/__init__.py."""
 
+import os
 from typing import Any, TypeVar
 
 from ._errors import DeviceError as DeviceError
@@ -53,3 +54,17 @@ def plan(
     route: str = "automatic",
     threads: int = 0,
 ) -> Plan: ...
+
+def transpose_file(
+    path: str | os.PathLike[str],
+    out: str | os.PathLike[str] | None = None,
+    *,
+    shape: tuple[int, int] | None = None,
+    dtype: Any = None,
+    itemsize: int | None = None,
+    journal: bool = True,
+    memory: int = 0,
+    flip_order: bool = False,
+    threads: int = 0,
+) -> dict[str, Any]: ...
+def recover_file(path: str | os.PathLike[str]) -> bool: ...

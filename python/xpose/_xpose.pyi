@@ -52,3 +52,17 @@ class Buffer:
     def device(self) -> int: ...
     def to_numpy(self, shape: list[int], dtype: list[int]) -> object: ...
     def to_jax(self, shape: list[int], dtype: list[int]) -> object: ...
+
+def transpose_file(
+    src: str,
+    dst: str,
+    format: str,
+    rows: int,
+    cols: int,
+    elem_size: int,
+    journal: bool,
+    memory_budget: int,
+    flip_order_only: bool,
+    threads: int,
+) -> dict[str, object]: ...
+def recover_file(path: str) -> bool: ...
