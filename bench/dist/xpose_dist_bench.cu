@@ -268,8 +268,7 @@ int main(int argc, char** argv) {
       return 1;
     }
   }
-  if (shapes.empty())
-    shapes = {{65536, 65536, 4}, {50021, 40009, 4}, {100003, 20000, 8}};
+  if (shapes.empty()) shapes = {{65536, 65536, 4}, {50021, 40009, 4}, {100003, 20000, 8}};
   int visible = 0;
   cuda_ok(cudaGetDeviceCount(&visible), "cudaGetDeviceCount");
   cudaDeviceProp properties{};

@@ -136,6 +136,21 @@ TEST(GpuInplaceRectangular, RowColumnRoute) {
   check_inplace(64, 48, 2, route::row_column, ++seed, 2);
 }
 
+// Sizes beyond the row/column kernels' limits are refused by name when the plan is made, before
+// any device memory is taken (runs without a device too).
+TEST(GpuInplaceRectangular, RowColumnBeyondItsLimitsIsRefusedAtPlanTime) {
+  plan_options options;
+  options.target = device::cuda;
+  options.forced_route = route::row_column;
+  try {
+    plan_inplace({2, std::int64_t{1} << 31, 1}, options);
+    FAIL() << "expected xpose::error";
+  } catch (const error& err) {
+    EXPECT_EQ(err.code(), status::unsupported) << err.what();
+    EXPECT_NE(std::string(err.what()).find("2^31"), std::string::npos) << err.what();
+  }
+}
+
 TEST(GpuInplaceRectangular, SkinnyChunksWithoutARemainder) {
   XPOSE_REQUIRE_GPU();
   std::uint64_t seed = 700;

@@ -92,9 +92,9 @@ TEST(GpuSquareSwap, ErrorLeftPendingByAnEarlierCallIsNotTakenForALaunchFailure) 
 TEST(GpuSquareSwap, InPlaceRefusesCpuOnlyRoutes) {
   plan_options options;
   options.target = device::cuda;
-  for (const auto& [r, rows, cols] : {std::tuple<route, std::int64_t, std::int64_t>{
-                                          route::skinny_chunks, 10, 1009},
-                                      {route::square_recursive, 300, 300}}) {
+  for (const auto& [r, rows, cols] :
+       {std::tuple<route, std::int64_t, std::int64_t>{route::skinny_chunks, 10, 1009},
+        {route::square_recursive, 300, 300}}) {
     options.forced_route = r;
     try {
       plan_inplace({rows, cols, 4}, options);

@@ -66,10 +66,11 @@ bool runs_on_gpu(const stage& s) {
     case stage_kind::square_swap:
       return s.variant == route::square_tile_swap || s.variant == route::square_naive;
     case stage_kind::tiled_transpose:
+      return true;
     case stage_kind::row_column_pre_rotate:
     case stage_kind::row_column_row_shuffle:
     case stage_kind::row_column_column_shuffle:
-      return true;
+      return row_column_limits(s).empty();
     default:
       return false;
   }
@@ -123,6 +124,13 @@ std::size_t prepare(plan_data& plan) {
           throw error(status::unsupported, "square variant " + std::string(to_string(s.variant)) +
                                                " runs on the CPU only; the GPU runs "
                                                "square_tile_swap and square_naive");
+        break;
+      case stage_kind::row_column_pre_rotate:
+      case stage_kind::row_column_row_shuffle:
+      case stage_kind::row_column_column_shuffle:
+        if (!runs_on_gpu(s))
+          throw error(status::unsupported, "in-place route " + std::string(to_string(plan.chosen)) +
+                                               ": " + row_column_limits(s));
         break;
       default:
         if (!runs_on_gpu(s))

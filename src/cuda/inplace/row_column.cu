@@ -10,6 +10,7 @@
 
 #include "cuda/backend/cuda_check.hpp"
 #include "cuda/backend/occupancy.hpp"
+#include "cuda/dispatch/copy_dispatch.hpp"
 #include "cuda/inplace/row_column_kernel.cuh"
 #include "plan/row_column.hpp"
 #include "xpose/error.hpp"
@@ -39,11 +40,6 @@ std::int64_t ceil_div(std::int64_t a, std::int64_t b) {
   return (a + b - 1) / b;
 }
 
-/// The largest power of two dividing x (x > 0), at most 16.
-std::size_t word_limit(std::uint64_t x) {
-  return static_cast<std::size_t>(std::min<std::uint64_t>(x & (~x + 1), 16));
-}
-
 bool row_on_chip(const stage& s) {
   return static_cast<std::size_t>(s.cols) * s.super_bytes <= row_on_chip_max_bytes;
 }
@@ -67,13 +63,8 @@ std::int64_t column_group(const stage& s) {
 void validate(const stage& s) {
   if (!is_row_column_stage(s)) refuse("stage is not a row_column phase");
   if (s.super_bytes == 0) refuse("element size 0");
-  constexpr std::int64_t limit = std::numeric_limits<std::int32_t>::max();
-  if (s.rows < 1 || s.cols < 1 || s.rows > limit || s.cols > limit)
-    refuse("rows and cols must be in [1, 2^31), got " + std::to_string(s.rows) + " x " +
-           std::to_string(s.cols));
-  if (static_cast<std::uint64_t>(s.cols) * s.super_bytes >= (std::uint64_t{1} << 32))
-    refuse("a row of " + std::to_string(s.cols) + " elements of " + std::to_string(s.super_bytes) +
-           " bytes exceeds 4 GiB");
+  const std::string why = row_column_limits(s);
+  if (!why.empty()) refuse(why);
 }
 
 // ---- row shuffle -------------------------------------------------------------------------------
@@ -214,6 +205,17 @@ bool is_row_column_stage(const stage& s) {
          s.kind == stage_kind::row_column_column_shuffle;
 }
 
+std::string row_column_limits(const stage& s) {
+  constexpr std::int64_t limit = std::numeric_limits<std::int32_t>::max();
+  if (s.rows < 1 || s.cols < 1 || s.rows > limit || s.cols > limit)
+    return "the GPU's row/column kernels take rows and cols in [1, 2^31), got " +
+           std::to_string(s.rows) + " x " + std::to_string(s.cols);
+  if (static_cast<std::uint64_t>(s.cols) * s.super_bytes >= (std::uint64_t{1} << 32))
+    return "the GPU's row/column kernels take rows of under 4 GiB, got " + std::to_string(s.cols) +
+           " elements of " + std::to_string(s.super_bytes) + " bytes";
+  return {};
+}
+
 std::int64_t row_column_block_cols(const stage& s) {
   const std::int64_t wanted =
       std::max<std::int64_t>(1, 128 / static_cast<std::int64_t>(s.super_bytes));
@@ -267,9 +269,7 @@ std::string row_column_kernel_text(const stage& s) {
 void launch_row_column(void* data, const stage& s, void* scratch, cudaStream_t stream) {
   validate(s);
   if (s.rows == 1 || s.cols == 1) return;
-  const auto address = reinterpret_cast<std::uintptr_t>(data);
-  const int w = static_cast<int>(
-      std::min(word_limit(s.super_bytes), address == 0 ? 16 : word_limit(address)));
+  const int w = word_bytes_for(s.super_bytes, data, data);
   auto* bytes = static_cast<unsigned char*>(data);
   if (s.kind == stage_kind::row_column_row_shuffle)
     with_word_size<row_shuffle_launch>(w, bytes, s, scratch, stream);

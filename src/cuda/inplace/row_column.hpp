@@ -29,6 +29,10 @@ constexpr std::size_t row_column_scratch_max_bytes = std::size_t{24} << 20;
 /// Whether `s` is one of the row_column phases.
 bool is_row_column_stage(const stage& s);
 
+/// Why the kernels cannot take `s` (rows or cols of 2^31 or more, a row of 4 GiB or more), or
+/// empty when they can. Checked at plan time; the planner passes over a route they cannot take.
+std::string row_column_limits(const stage& s);
+
 /// Columns per block of the column phases of `s`: 128 bytes of row where m such rows fit
 /// row_column_scratch_max_bytes, fewer otherwise, at least 1, at most n.
 std::int64_t row_column_block_cols(const stage& s);
