@@ -1,11 +1,14 @@
 // Host matrices transposed in place through the GPU (plan_options::host_via_gpu), timed against
 // the sequential copy bound measured in the same run: a pinned host-to-device copy of the same
 // bytes followed by a pinned device-to-host copy (issue 41's target: 0.8 x that bound in core).
-// Each size is run: overlapped and synchronous schedules on pinned memory, pageable memory
-// (registered for each run, or staged), out of core with a GPU budget of 1/1.5 of the matrix,
-// the cost model's automatic choice, and the CPU backend on all threads. Every result is checked
-// at 2^20 random positions against the original. Rate = 2 x matrix bytes / median wall time.
-//   usage: xpose_host_bench [GiB ...] [--reps N]        (default 1 4 16, 3 reps)
+// Each size runs: overlapped and synchronous schedules on pinned memory; pageable memory staged
+// through pinned chunks on the CPU threads, or registered for each run; out of core (a GPU
+// budget of 1/1.5 of the matrix) on pinned and on staged pageable memory; the cost model's
+// automatic choice on pageable memory; the CPU backend on all threads. The first size also
+// runs staged with other chunk sizes and half the threads. Every result is checked at 2^20
+// random positions against the original. Rate = 2 x matrix bytes / median wall time.
+//   usage: xpose_host_bench [GiB ...] [--reps N]
+//   (default 1 4 16; reps 3 up to 1.5 GiB, 2 up to 6 GiB, then 1 with no warm-up run)
 #include <cuda_runtime.h>
 #include <omp.h>
 
@@ -14,6 +17,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
@@ -52,6 +56,23 @@ void fill(unsigned char* data, std::size_t bytes) {
   }
 }
 
+/// memcpy on all threads (the restores between runs of 16 GiB would otherwise dominate).
+void parallel_copy(unsigned char* dst, const unsigned char* src, std::size_t bytes) {
+  const std::size_t part = std::size_t{64} << 20;
+  const std::int64_t parts = static_cast<std::int64_t>((bytes + part - 1) / part);
+#pragma omp parallel for schedule(static)
+  for (std::int64_t p = 0; p < parts; ++p) {
+    const std::size_t at = static_cast<std::size_t>(p) * part;
+    std::memcpy(dst + at, src + at, std::min(part, bytes - at));
+  }
+}
+
+/// Host memory, uninitialized: the fills and copies touch it first on all threads.
+struct host_bytes {
+  explicit host_bytes(std::size_t bytes) : data(new unsigned char[bytes]) {}
+  std::unique_ptr<unsigned char[]> data;
+};
+
 /// Whether `now` holds the transpose of the rows x cols matrix `original` (4-byte elements) at
 /// 2^20 random positions.
 bool sampled_transpose(const unsigned char* original, const unsigned char* now, std::int64_t rows,
@@ -76,10 +97,10 @@ struct result {
 
 int main(int argc, char** argv) {
   std::vector<double> sizes;
-  int reps = 3;
+  int reps_asked = 0;
   for (int a = 1; a < argc; ++a) {
     if (std::string(argv[a]) == "--reps" && a + 1 < argc) {
-      reps = std::max(1, std::atoi(argv[++a]));
+      reps_asked = std::max(1, std::atoi(argv[++a]));
     } else {
       sizes.push_back(std::atof(argv[a]));
     }
@@ -90,24 +111,30 @@ int main(int argc, char** argv) {
   check(cudaGetDevice(&device), "cudaGetDevice");
   check(cudaGetDeviceProperties(&properties, device), "cudaGetDeviceProperties");
   std::printf("device: %s, %d CPU threads\n", properties.name, omp_get_max_threads());
+  const auto bench_start = clock_type::now();
 
-  for (double gib : sizes) {
+  for (std::size_t size_index = 0; size_index < sizes.size(); ++size_index) {
+    const double gib = sizes[size_index];
+    const int reps = reps_asked > 0 ? reps_asked : gib <= 1.5 ? 3 : gib <= 6 ? 2 : 1;
+    const int warmups = reps_asked > 0 || gib <= 6 ? 1 : 0;
     // A rectangular matrix with good factors: 12288 columns of 4-byte elements.
     constexpr std::int64_t cols = 12288;
     const std::int64_t rows = std::max<std::int64_t>(
         1024, static_cast<std::int64_t>(gib * (1 << 30) / (4.0 * cols)) / 1024 * 1024);
     const std::size_t bytes = static_cast<std::size_t>(rows * cols) * 4;
-    std::printf("\n%lld x %lld float32 (%.2f GiB)\n", static_cast<long long>(rows),
-                static_cast<long long>(cols), bytes / 1073741824.0);
+    std::printf("\n%lld x %lld float32 (%.2f GiB), %d timed run%s after %d warm-up\n",
+                static_cast<long long>(rows), static_cast<long long>(cols), bytes / 1073741824.0,
+                reps, reps == 1 ? "" : "s", warmups);
     unsigned char *pinned = nullptr, *device_copy = nullptr;
     check(cudaMallocHost(reinterpret_cast<void**>(&pinned), bytes), "cudaMallocHost");
     check(cudaMalloc(reinterpret_cast<void**>(&device_copy), bytes), "cudaMalloc");
-    std::vector<unsigned char> original(bytes);
-    fill(original.data(), bytes);
+    const host_bytes original(bytes);
+    fill(original.data.get(), bytes);
+    parallel_copy(pinned, original.data.get(), bytes);
 
     // The sequential copy bound: pinned H2D, then D2H, of the same bytes.
     std::vector<double> bound_runs;
-    for (int r = 0; r < reps + 1; ++r) {
+    for (int r = 0; r < std::max(reps, 2) + 1; ++r) {
       const auto start = clock_type::now();
       check(cudaMemcpy(device_copy, pinned, bytes, cudaMemcpyHostToDevice), "H2D");
       check(cudaMemcpy(pinned, device_copy, bytes, cudaMemcpyDeviceToHost), "D2H");
@@ -115,11 +142,12 @@ int main(int argc, char** argv) {
     }
     check(cudaFree(device_copy), "cudaFree");
     const double bound = median(bound_runs);
-    std::printf("  %-34s %8.1f GB/s\n", "bound (pinned H2D then D2H)", 2.0 * bytes / bound / 1e9);
+    std::printf("  %-40s %8.1f GB/s\n", "bound (pinned H2D then D2H)", 2.0 * bytes / bound / 1e9);
 
-    std::vector<unsigned char> pageable(bytes);
-    const auto run = [&](const std::string& name, xpose::plan_options options, bool use_pinned) {
-      unsigned char* data = use_pinned ? pinned : pageable.data();
+    const host_bytes pageable(bytes);
+    const auto run = [&](const std::string& name, xpose::plan_options options, bool use_pinned,
+                         bool show = false) {
+      unsigned char* data = use_pinned ? pinned : pageable.data.get();
       result r;
       r.name = name;
       try {
@@ -127,23 +155,25 @@ int main(int argc, char** argv) {
         r.through_gpu = p.runs_through_gpu();
         std::vector<double> runs;
         bool correct = true;
-        for (int k = 0; k < reps + 1; ++k) {
-          std::memcpy(data, original.data(), bytes);
+        for (int k = 0; k < reps + warmups; ++k) {
+          parallel_copy(data, original.data.get(), bytes);
           const auto start = clock_type::now();
           p.execute(data);
           const double s = seconds_since(start);
-          if (k > 0) runs.push_back(s);
-          correct = correct && sampled_transpose(original.data(), data, rows, cols);
+          if (k >= warmups) runs.push_back(s);
+          correct = correct && sampled_transpose(original.data.get(), data, rows, cols);
         }
         r.seconds = median(runs);
         r.correct = correct;
+        if (show) std::printf("%s", p.describe().c_str());
       } catch (const xpose::error& e) {
-        std::printf("  %-34s failed: %s\n", name.c_str(), e.what());
+        std::printf("  %-40s failed: %s\n", name.c_str(), e.what());
         return;
       }
-      std::printf("  %-34s %8.1f GB/s  %5.2f x bound  %s%s\n", name.c_str(),
+      std::printf("  %-40s %8.1f GB/s  %5.2f x bound  %s%s\n", name.c_str(),
                   2.0 * bytes / r.seconds / 1e9, bound / r.seconds, r.through_gpu ? "GPU" : "CPU",
                   r.correct ? "" : "  WRONG RESULT");
+      std::fflush(stdout);
     };
     xpose::plan_options gpu;
     gpu.host_via_gpu = xpose::host_gpu_policy::always;
@@ -151,24 +181,34 @@ int main(int argc, char** argv) {
     xpose::plan_options sync = gpu;
     sync.overlap_copies = false;
     run("synchronous, pinned", sync, true);
-    xpose::plan_options reg = gpu;
-    reg.pinning = xpose::host_pinning::register_memory;
-    run("overlapped, pageable, registered", reg, false);
     xpose::plan_options staged = gpu;
     staged.pinning = xpose::host_pinning::staged;
     run("overlapped, pageable, staged", staged, false);
+    xpose::plan_options reg = gpu;
+    reg.pinning = xpose::host_pinning::register_memory;
+    run("overlapped, pageable, registered", reg, false);
     xpose::plan_options out_of_core = gpu;
     out_of_core.gpu_memory_budget = static_cast<std::size_t>(bytes / 1.5);
-    run("out of core (budget matrix / 1.5)", out_of_core, true);
+    run("out of core (budget / 1.5), pinned", out_of_core, true);
+    xpose::plan_options out_of_core_staged = out_of_core;
+    out_of_core_staged.pinning = xpose::host_pinning::staged;
+    run("out of core (budget / 1.5), staged", out_of_core_staged, false);
+    if (size_index == 0) {
+      for (std::size_t chunk : {std::size_t{512} << 10, std::size_t{8} << 20}) {
+        xpose::plan_options other = staged;
+        other.staging_chunk_bytes = chunk;
+        run("staged, chunks of " + std::to_string(chunk >> 10) + " KiB", other, false);
+      }
+      xpose::plan_options half = staged;
+      half.threads = std::max(1, omp_get_max_threads() / 2);
+      run("staged, " + std::to_string(half.threads) + " threads", half, false);
+    }
     xpose::plan_options automatic;
     automatic.host_via_gpu = xpose::host_gpu_policy::automatic;
-    run("automatic (cost model)", automatic, true);
-    run("CPU backend", xpose::plan_options{}, true);
-    {
-      const xpose::plan p = xpose::plan_inplace({rows, cols, 4}, automatic);
-      std::printf("%s", p.describe().c_str());
-    }
+    run("automatic (cost model), pageable", automatic, false, size_index == 0);
+    run("CPU backend, all threads, pageable", xpose::plan_options{}, false);
     check(cudaFreeHost(pinned), "cudaFreeHost");
+    std::printf("  (%.0f s so far)\n", seconds_since(bench_start));
   }
   return 0;
 }

@@ -24,7 +24,9 @@ enum class tuning { estimate, measure };
 enum class host_gpu_policy { never, automatic, always };
 
 /// How a host plan through the GPU reaches the caller's memory: pinned memory as it is, otherwise
-/// registered for each execute (cudaHostRegister) or copied through small pinned buffers.
+/// registered for each execute (cudaHostRegister) or staged: copied through pinned chunks by the
+/// plan's CPU threads beside the DMA transfers. automatic: what the cost model predicts faster
+/// (staged where the threads copy faster than registration; the other where one fails).
 enum class host_pinning { automatic, register_memory, staged };
 
 struct plan_options {
@@ -39,6 +41,9 @@ struct plan_options {
   /// Device memory a host plan through the GPU may hold, in bytes; 0 = the device's free memory
   /// less a margin. A matrix larger than it goes through the GPU in pieces (out of core).
   std::size_t gpu_memory_budget = 0;
+  /// Host plans through the GPU, staged pageable memory: bytes of each pinned staging chunk (each
+  /// thread owns two); 0 = 2 MiB. Smaller for small matrices.
+  std::size_t staging_chunk_bytes = 0;
   /// Streams a host plan through the GPU spreads its independent pieces over; 0 = 3.
   int gpu_streams = 0;
   /// Host plans through the GPU: overlap the copies with the transposition of independent slabs

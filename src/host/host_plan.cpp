@@ -2,11 +2,11 @@
 #include "plan/bytes_text.hpp"
 
 #include <cuda_runtime.h>
-#include <omp.h>
 
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <set>
@@ -15,7 +15,9 @@
 
 #include "cuda/backend/cuda_backend.hpp"
 #include "host/bandwidths.hpp"
+#include "host/cost_model.hpp"
 #include "host/host_schedule.hpp"
+#include "host/staging.hpp"
 #include "plan/planner.hpp"
 #include "xpose/error.hpp"
 #include "xpose/plan.hpp"
@@ -32,11 +34,10 @@ struct host_plan {
   std::vector<std::shared_ptr<void>> buffers;
   std::vector<std::vector<std::optional<plan>>> gpu_plans;  ///< [shape][stream]
   std::vector<std::optional<plan>> cpu_plans;               ///< [shape]
-  std::size_t staging_bytes = 0;
-  void* staging[2] = {nullptr, nullptr};
-  cudaEvent_t staging_done[2] = {nullptr, nullptr};
-  std::uint64_t workspace_bytes = 0;      ///< device: the GPU plans' workspaces
-  std::uint64_t cpu_workspace_bytes = 0;  ///< host: the CPU plans' workspaces
+  host::pageable_access pageable = host::pageable_access::staged;
+  std::unique_ptr<host::staging_pipeline> staging;  ///< null with register_memory
+  std::uint64_t workspace_bytes = 0;                ///< device: the GPU plans' workspaces
+  std::uint64_t cpu_workspace_bytes = 0;            ///< host: the CPU plans' workspaces
   std::string cost_text;
   mutable std::mutex lock;
   mutable std::string last_access;  ///< how the last execute reached the host memory
@@ -45,11 +46,8 @@ struct host_plan {
   host_plan(const host_plan&) = delete;
   host_plan& operator=(const host_plan&) = delete;
   ~host_plan() {
+    staging.reset();
     for (cudaStream_t s : streams) cudaStreamDestroy(s);
-    for (int i = 0; i < 2; ++i) {
-      if (staging_done[i] != nullptr) cudaEventDestroy(staging_done[i]);
-      if (staging[i] != nullptr) cudaFreeHost(staging[i]);
-    }
   }
 };
 
@@ -64,7 +62,6 @@ void check_cuda(cudaError_t result, const char* what) {
 }
 
 constexpr std::uint64_t device_margin_bytes = std::uint64_t{256} << 20;
-constexpr std::size_t staging_chunk_bytes = std::size_t{16} << 20;
 constexpr int default_streams = 3;
 constexpr int max_streams = 64;
 
@@ -84,78 +81,6 @@ matrix_desc desc_of(const piece_shape& shape) {
   return d;
 }
 
-void parallel_copy(void* dst, const void* src, std::size_t bytes, int threads) {
-  const std::size_t parts = static_cast<std::size_t>(std::max(threads, 1));
-  if (bytes < (std::size_t{1} << 20) || parts == 1) {
-    std::memcpy(dst, src, bytes);
-    return;
-  }
-#pragma omp parallel for num_threads(threads) schedule(static)
-  for (std::size_t p = 0; p < parts; ++p) {
-    const std::size_t begin = bytes / parts * p;
-    const std::size_t end = p + 1 == parts ? bytes : bytes / parts * (p + 1);
-    std::memcpy(static_cast<char*>(dst) + begin, static_cast<const char*>(src) + begin,
-                end - begin);
-  }
-}
-
-/// Copies through the plan's two pinned staging buffers, for host memory that is not pinned.
-class staged_copies {
- public:
-  explicit staged_copies(const host_plan& p) : p_(p) {}
-
-  void to_device(char* dev, const char* host, std::uint64_t bytes, cudaStream_t stream) {
-    for (std::uint64_t at = 0; at < bytes; at += p_.staging_bytes) {
-      const std::size_t n =
-          static_cast<std::size_t>(std::min<std::uint64_t>(p_.staging_bytes, bytes - at));
-      const int slot = take_slot();
-      parallel_copy(p_.staging[slot], host + at, n, p_.cpu_threads);
-      check_cuda(cudaMemcpyAsync(dev + at, p_.staging[slot], n, cudaMemcpyHostToDevice, stream),
-                 "staged copy to the GPU");
-      check_cuda(cudaEventRecord(p_.staging_done[slot], stream), "staged copy to the GPU");
-    }
-  }
-
-  void to_host(char* host, const char* dev, std::uint64_t bytes, cudaStream_t stream) {
-    for (std::uint64_t at = 0; at < bytes; at += p_.staging_bytes) {
-      const std::size_t n =
-          static_cast<std::size_t>(std::min<std::uint64_t>(p_.staging_bytes, bytes - at));
-      const int slot = take_slot();
-      check_cuda(cudaMemcpyAsync(p_.staging[slot], dev + at, n, cudaMemcpyDeviceToHost, stream),
-                 "staged copy from the GPU");
-      check_cuda(cudaEventRecord(p_.staging_done[slot], stream), "staged copy from the GPU");
-      pending_[slot] = {host + at, n};
-    }
-    for (int slot = 0; slot < 2; ++slot) drain(slot);
-  }
-
- private:
-  struct pending_copy {
-    char* host = nullptr;
-    std::size_t bytes = 0;
-  };
-
-  /// The next slot, once its last copy is done and, for a copy from the GPU, delivered.
-  int take_slot() {
-    const int slot = next_;
-    next_ = 1 - next_;
-    drain(slot);
-    return slot;
-  }
-
-  void drain(int slot) {
-    check_cuda(cudaEventSynchronize(p_.staging_done[slot]), "staged copy");
-    if (pending_[slot].host != nullptr) {
-      parallel_copy(pending_[slot].host, p_.staging[slot], pending_[slot].bytes, p_.cpu_threads);
-      pending_[slot] = {};
-    }
-  }
-
-  const host_plan& p_;
-  int next_ = 0;
-  pending_copy pending_[2];
-};
-
 /// How execute() reaches the caller's memory; undoes a registration on destruction.
 class host_access {
  public:
@@ -168,7 +93,7 @@ class host_access {
       return;
     }
     cudaGetLastError();
-    if (p.pinning != host_pinning::staged) {
+    if (p.pageable == pageable_access::registered) {
       const cudaError_t result = cudaHostRegister(data, bytes, cudaHostRegisterDefault);
       if (result == cudaSuccess) {
         registered_ = data;
@@ -177,10 +102,11 @@ class host_access {
         return;
       }
       cudaGetLastError();
-      if (p.pinning == host_pinning::register_memory)
+      if (p.pinning == host_pinning::register_memory || !p.staging)
         throw error(status::device_error,
-                    "host_pinning::register_memory: cannot register the host memory (" +
-                        std::to_string(bytes) + " bytes): " + cudaGetErrorString(result) +
+                    "cannot register the host memory (" + std::to_string(bytes) +
+                        " bytes): " + cudaGetErrorString(result) +
+                        (p.staging ? "" : ", and the plan has no staging chunks") +
                         "; the host data is unchanged");
     }
     how_ = "staged";
@@ -205,12 +131,6 @@ std::set<int> streams_of(const host_schedule& s, int shape, op_kind kind) {
   for (const schedule_op& o : s.ops)
     if (o.kind == kind && o.shape == shape) used.insert(o.stream);
   return used;
-}
-
-std::string ms_text(double seconds) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.3g ms", seconds * 1e3);
-  return text;
 }
 
 }  // namespace
@@ -306,28 +226,19 @@ std::shared_ptr<host_plan> make_host_plan(plan_data& cpu) {
   }
 
   // The cost model: seconds for the whole batch.
-  const double total = static_cast<double>(s.matrix_bytes()) * static_cast<double>(batch);
-  const double cpu_seconds = cpu.predicted_passes * 2.0 * total / bw.cpu_copy;
-  const double copy_seconds =
-      s.in_core ? total / bw.h2d + total / bw.d2h : 2.0 * total / std::max(bw.both, bw.h2d);
-  const double pin_seconds = o.pinning == host_pinning::staged
-                                 ? 2.0 * total / (bw.cpu_copy / 2.0)  // memcpy both ways
-                                 : total / bw.host_register;
-  const double gpu_seconds = copy_seconds + pin_seconds +
-                             (kernel_seconds + host_stage_seconds) * static_cast<double>(batch);
-  const bool gpu = always || gpu_seconds < cpu_seconds;
-  std::ostringstream cost;
-  cost << "host_via_gpu cost model (" << bw.describe() << "): CPU " << ms_text(cpu_seconds) << " ("
-       << cpu.predicted_passes << " passes); GPU " << ms_text(gpu_seconds) << " (copies "
-       << ms_text(copy_seconds) << ", "
-       << (o.pinning == host_pinning::staged ? "staging " : "registration if not pinned ")
-       << ms_text(pin_seconds) << ", kernels " << ms_text(kernel_seconds * batch);
-  if (!s.in_core) cost << ", host 100 stage " << ms_text(host_stage_seconds * batch);
-  cost << "): "
-       << (gpu ? (always ? "the GPU runs it (always)" : "the GPU runs it") : "the CPU runs it");
-  cpu.notes.push_back(cost.str());
-  if (!gpu) return nullptr;
-  p->cost_text = cost.str();
+  cost_inputs in;
+  in.bytes = static_cast<double>(s.matrix_bytes()) * static_cast<double>(batch);
+  in.in_core = s.in_core;
+  in.cpu_passes = cpu.predicted_passes;
+  in.kernel_seconds = kernel_seconds * static_cast<double>(batch);
+  in.host_stage_seconds = host_stage_seconds * static_cast<double>(batch);
+  in.pinning = o.pinning;
+  in.always = always;
+  const cost_estimate cost = estimate_costs(bw, in);
+  cpu.notes.push_back(cost.describe(bw));
+  if (!cost.gpu) return nullptr;
+  p->cost_text = cpu.notes.back();
+  p->pageable = cost.pageable;
 
   try {
     for (std::uint64_t bytes : s.buffer_bytes)
@@ -338,13 +249,22 @@ std::shared_ptr<host_plan> make_host_plan(plan_data& cpu) {
         std::string("; but the device buffers cannot be had (") + e.what() + "): the CPU runs it";
     return nullptr;
   }
+  // Staging chunks for pageable memory, also with automatic's registration as the fallback
+  // where registration fails; automatic without them registers.
   if (o.pinning != host_pinning::register_memory) {
-    p->staging_bytes =
-        static_cast<std::size_t>(std::min<std::uint64_t>(staging_chunk_bytes, s.matrix_bytes()));
-    for (int i = 0; i < 2; ++i) {
-      check_cuda(cudaMallocHost(&p->staging[i], p->staging_bytes), "cudaMallocHost (staging)");
-      check_cuda(cudaEventCreateWithFlags(&p->staging_done[i], cudaEventDisableTiming),
-                 "cudaEventCreate");
+    try {
+      p->staging = std::make_unique<staging_pipeline>(
+          choose_staging(s.matrix_bytes() * static_cast<std::uint64_t>(batch), cpu.threads,
+                         o.staging_chunk_bytes));
+    } catch (const error& e) {
+      if (o.pinning == host_pinning::staged) {
+        if (always) throw;
+        cpu.notes.back() += std::string("; but the staging chunks cannot be had (") + e.what() +
+                            "): the CPU runs it";
+        return nullptr;
+      }
+      p->pageable = pageable_access::registered;
+      cpu.notes.back() += std::string("; no staging chunks (") + e.what() + "): registers";
     }
   }
   return p;
@@ -356,7 +276,7 @@ void execute(const host_plan& p, void* data) {
   const std::uint64_t matrix = s.matrix_bytes();
   const host_access access(p, data, matrix * static_cast<std::uint64_t>(p.batch));
   p.last_access = access.how();
-  staged_copies staged(p);
+  staging_pipeline* staged = access.direct() ? nullptr : p.staging.get();
   bool host_written = false;
   try {
     for (std::int64_t b = 0; b < p.batch; ++b) {
@@ -371,7 +291,7 @@ void execute(const host_plan& p, void* data) {
                                          cudaMemcpyHostToDevice, stream),
                          "copy to the GPU");
             } else {
-              staged.to_device(buffer + op.device_offset, host + op.host_offset, op.bytes, stream);
+              staged->to_device(buffer + op.device_offset, host + op.host_offset, op.bytes, stream);
             }
             break;
           case op_kind::transpose:
@@ -385,12 +305,13 @@ void execute(const host_plan& p, void* data) {
                                          cudaMemcpyDeviceToHost, stream),
                          "copy from the GPU");
             } else {
-              staged.to_host(host + op.host_offset, buffer + op.device_offset, op.bytes, stream);
+              staged->to_host(host + op.host_offset, buffer + op.device_offset, op.bytes, stream);
             }
             break;
           case op_kind::barrier:
             for (cudaStream_t each : p.streams)
               check_cuda(cudaStreamSynchronize(each), "host plan through the GPU");
+            if (staged != nullptr) staged->finish();
             break;
           case op_kind::cpu_transpose:
             host_written = true;
@@ -399,8 +320,16 @@ void execute(const host_plan& p, void* data) {
         }
       }
     }
+    if (staged != nullptr) staged->finish();
   } catch (const error& e) {
     for (cudaStream_t each : p.streams) cudaStreamSynchronize(each);
+    if (staged != nullptr) {
+      try {
+        staged->finish();
+      } catch (const error&) {
+        // The first error is the one reported.
+      }
+    }
     cudaGetLastError();
     throw error(e.code(),
                 std::string(e.what()) + (host_written ? "; the host data may be left between stages"
@@ -415,24 +344,25 @@ std::string describe(const host_plan& p) {
   out << "  device memory held: " << bytes_text(static_cast<double>(p.workspace_bytes))
       << " of GPU plan workspaces besides the buffers\n";
   out << "  host memory: ";
-  if (p.staging_bytes > 0) out << "2 pinned staging buffers of " << bytes_text(p.staging_bytes);
+  const staging_pipeline* staging = p.staging.get();
+  if (staging != nullptr)
+    out << bytes_text(static_cast<double>(staging->geometry().pinned_bytes()))
+        << " of pinned staging chunks";
   if (p.cpu_workspace_bytes > 0)
-    out << (p.staging_bytes > 0 ? ", " : "") << "the host 100 stage's workspace "
+    out << (staging != nullptr ? ", " : "") << "the host 100 stage's workspace "
         << bytes_text(static_cast<double>(p.cpu_workspace_bytes));
-  if (p.staging_bytes == 0 && p.cpu_workspace_bytes == 0) out << "none";
-  out << "\n  pinning: ";
-  switch (p.pinning) {
-    case host_pinning::automatic:
-      out << "pinned memory as it is; otherwise registered for each execute (cudaHostRegister), "
-             "or copied through the staging buffers where registration fails";
-      break;
-    case host_pinning::register_memory:
-      out << "pinned memory as it is; otherwise registered for each execute (an error if it "
-             "cannot be)";
-      break;
-    case host_pinning::staged:
-      out << "pinned memory as it is; otherwise copied through the staging buffers";
-      break;
+  if (staging == nullptr && p.cpu_workspace_bytes == 0) out << "none";
+  out << "\n  pinning: pinned memory as it is; pageable memory ";
+  if (p.pageable == pageable_access::registered) {
+    out << "registered for each execute (cudaHostRegister, undone after)";
+    if (p.pinning == host_pinning::automatic)
+      out << (staging != nullptr ? ", staged where that fails (the cost model's choice)"
+                                 : " (no staging chunks)");
+  } else {
+    out << "staged: " << staging->geometry().threads << " threads, each packing or unpacking "
+        << "its own pinned chunks (2 x " << bytes_text(staging->geometry().chunk_bytes)
+        << ") beside the other threads' copies"
+        << (p.pinning == host_pinning::automatic ? " (the cost model's choice)" : "");
   }
   {
     const std::lock_guard<std::mutex> guard(p.lock);

@@ -2,9 +2,9 @@
 // matrix in host memory by the GPU, following a host_schedule (host/host_schedule.hpp). Everything
 // a run needs is made at plan time: the streams, the device buffers, a GPU plan per piece shape
 // and stream (each its own workspace, so that streams never share scratch), the host CPU's plan
-// for out of core's 100 stage, and two small pinned staging buffers for memory that is neither
-// pinned nor registrable. execute() returns when the host memory holds the result. Compiled only
-// with CUDA.
+// for out of core's 100 stage, and the pinned staging chunks through which the CPU threads copy
+// pageable memory (host/staging.hpp). execute() returns when the host memory holds the result.
+// Compiled only with CUDA.
 #pragma once
 
 #include <memory>

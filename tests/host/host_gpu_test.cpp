@@ -1,8 +1,9 @@
 // Host plans through the GPU (plan_options::host_via_gpu) on a device: host matrices transposed in
 // place through the GPU, compared byte for byte with a host reference, for every scheme (whole,
 // slabs first, super-elements first; in core and out of core under a small gpu_memory_budget),
-// element sizes 1 to 16 and 12, a batch, pageable memory (registered, or staged) and pinned
-// memory; the cost model's choice and its description; refusals before the data is touched.
+// element sizes 1 to 16 and 12, a batch, pageable memory (registered, or staged on 1 to 16
+// threads in chunks of several sizes) and pinned memory; the cost model's choice and its
+// description; refusals before the data is touched.
 // Tests named HostViaGpu* need a device (label gpu) and skip without one; HostWithoutGpu* check
 // the CPU fallback and skip when a device is present.
 #include <cuda_runtime.h>
@@ -14,6 +15,7 @@
 #include <vector>
 
 #include "cuda/gpu_test_util.hpp"
+#include "host/staging.hpp"
 #include "test_util.hpp"
 #include "xpose/xpose.hpp"
 
@@ -109,6 +111,64 @@ TEST(HostViaGpu, PinnedRegisteredAndStagedMemory) {
   EXPECT_NE(text.find("the last execute: staged"), std::string::npos) << text;
   // Staged chunks (16 MiB) smaller than the matrix.
   check_host(4096, 3000, 8, through_gpu(host_pinning::staged), 10);
+}
+
+TEST(HostViaGpu, StagedOnThreadsEverySchemeAndChunking) {
+  XPOSE_REQUIRE_GPU();
+  // Pageable memory staged through per-thread chunks: 1, 3 and 16 threads, chunks of 64 KiB (many
+  // per slab, the last one short) and the default, in core and out of core.
+  std::uint64_t seed = 100;
+  for (int threads : {1, 3, 16})
+    for (std::size_t chunk : {std::size_t{64} << 10, std::size_t{0}}) {
+      plan_options o = through_gpu(host_pinning::staged);
+      o.threads = threads;
+      o.staging_chunk_bytes = chunk;
+      const std::string text = check_host(3000, 1000, 4, o, ++seed);
+      EXPECT_NE(text.find("staged: " + std::to_string(threads) + " threads"), std::string::npos)
+          << text;
+      EXPECT_NE(text.find("the last execute: staged"), std::string::npos) << text;
+      check_host(1000, 3001, 8, o, ++seed);
+      o.gpu_memory_budget = 160 << 20;
+      check_host(8192, 4096, 8, o, ++seed);  // out of core: 256 MiB
+      o.gpu_memory_budget = 0;
+      o.overlap_copies = false;
+      check_host(777, 555, 12, o, ++seed);
+    }
+  plan_options batch = through_gpu(host_pinning::staged);
+  batch.staging_chunk_bytes = 64 << 10;
+  check_host(300, 500, 4, batch, ++seed, false, 3);
+}
+
+TEST(HostViaGpu, AutomaticPinningStagesPageableMemory) {
+  XPOSE_REQUIRE_GPU();
+  // The threads' memcpy outruns registration on any multicore host: automatic stages.
+  const std::string text = check_host(4096, 2048, 4, through_gpu(), 120);
+  EXPECT_NE(text.find("the last execute: staged"), std::string::npos) << text;
+  EXPECT_NE(text.find("registered or staged"), std::string::npos) << text;
+}
+
+TEST(HostViaGpu, StagingPipelineSettlesOverlappingCopies) {
+  XPOSE_REQUIRE_GPU();
+  // A copy back whose last chunks are still to unpack, then a copy in of the same bytes: the
+  // copy in sees the unpacked data.
+  detail::host::staging_pipeline pipeline(detail::host::choose_staging(1 << 20, 4, 64 << 10));
+  const std::vector<unsigned char> source = random_bytes(3 << 20, 121);
+  std::vector<unsigned char> host(source.size(), 0), back(source.size(), 0);
+  char* device = nullptr;
+  ASSERT_EQ(cudaMalloc(reinterpret_cast<void**>(&device), 2 * source.size()), cudaSuccess);
+  cudaStream_t stream = nullptr;
+  ASSERT_EQ(cudaStreamCreate(&stream), cudaSuccess);
+  pipeline.to_device(device, reinterpret_cast<const char*>(source.data()), source.size(), stream);
+  pipeline.to_host(reinterpret_cast<char*>(host.data()), device, source.size(), stream);
+  pipeline.to_device(device + source.size(), reinterpret_cast<const char*>(host.data()),
+                     source.size(), stream);
+  pipeline.to_host(reinterpret_cast<char*>(back.data()), device + source.size(), source.size(),
+                   stream);
+  pipeline.finish();
+  EXPECT_TRUE(host == source);
+  EXPECT_TRUE(back == source);
+  cudaStreamDestroy(stream);
+  cudaFree(device);
 }
 
 TEST(HostViaGpu, BatchAndRepeatedExecutes) {
