@@ -16,7 +16,9 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <type_traits>
 
 #include "xpose/error.hpp"
@@ -48,6 +50,29 @@ struct layout {
 
 /// "aos", "soa", "asta(32)".
 std::string to_string(layout l);
+
+/// Which GPU kernel runs the tiled transpositions of a conversion (DL sec. 4.2-4.4). `automatic`
+/// is the tiled transposition's own choice; the others force one path on every tiled step, so
+/// that the paper's variants can be measured against each other:
+///  - barrier_sync: a tile loaded on chip, a barrier, the tile written back transposed (sec. 4.2;
+///    the tiled transposition's on-chip path). Tiles of up to 96 KiB of shared memory.
+///  - pttwac: cycle following in global memory with a claim state per element or tile
+///    (Parallel-Tile-Transpose-Within-and-Across-Cycles, sec. 4.3-4.4). Any size.
+///  - chains: the cycles listed at plan time and cut into chains of equal length, each moved by
+///    one group of threads with its loads in flight (the automatic choice for soa <-> asta).
+///    Instances of up to 2^28 tiles or fields.
+///  - through_scratch: whole instances transposed out of place into a scratch of at most 24 MiB
+///    and copied back.
+/// The paper's P-IPT (one work-group per whole cycle, sec. 4.3, its Figure 7) has no kernel here:
+/// chains are its load-balanced successor. A forced variant applies to conversions made of tiled
+/// transpositions only (aos <-> asta, asta <-> asta, soa <-> asta when T divides n) on a CUDA
+/// target; plan_layout_conversion refuses the others with status::unsupported.
+enum class layout_variant { automatic, barrier_sync, pttwac, chains, through_scratch };
+
+/// "automatic", "barrier_sync", "pttwac", "chains", "through_scratch".
+std::string_view to_string(layout_variant v);
+/// The variant of that name (to_string's), or nothing.
+std::optional<layout_variant> layout_variant_from_string(std::string_view name);
 
 /// An array of `structs` structures of `fields` fields of `field_bytes` bytes (1..max_elem_size).
 /// A structure of B bytes whose fields differ in size is described as B / w fields of w bytes
@@ -132,6 +157,11 @@ class layout_conversion {
   std::size_t workspace_bytes() const noexcept;
   /// Predicted passes over the array (1 = read and write every byte once).
   double predicted_passes() const noexcept;
+  /// The variant the conversion was planned with.
+  layout_variant variant() const noexcept;
+  /// Step k (< steps()) in a few words: the stage's factorial name and, on the GPU, the kernel
+  /// path it runs on ("010 on_chip", "100 chains", "full three_stage", "remainder split").
+  std::string step_label(std::size_t k) const;
 
   explicit layout_conversion(std::shared_ptr<detail::layout_conversion_data> data);
 
@@ -140,10 +170,12 @@ class layout_conversion {
 };
 
 /// Plans the conversion of `desc` from `from` to `to`. Throws xpose::error(invalid_argument) on
-/// a bad description or layout (the message names it), unsupported for a CUDA target in a build
-/// without CUDA. Touches no data.
+/// a bad description, layout or variant (the message names it), unsupported for a CUDA target in
+/// a build without CUDA and for a forced variant the route or a step cannot take (the message
+/// says which and why). Touches no data.
 layout_conversion plan_layout_conversion(const struct_array_desc& desc, layout from, layout to,
-                                         const plan_options& options = {});
+                                         const plan_options& options = {},
+                                         layout_variant variant = layout_variant::automatic);
 
 /// One call: plans and executes (GPU: enqueued on options.stream; the planning allocates and
 /// prepares synchronously). Every argument is checked before `data` is touched.

@@ -18,6 +18,7 @@ namespace detail {
 struct layout_conversion_data {
   struct_array_desc desc;
   layout from, to;
+  layout_variant variant = layout_variant::automatic;
   plan_options options;
   int threads = 1;
   std::vector<layout_step> steps;
@@ -49,6 +50,48 @@ void validate_options(const plan_options& options) {
 #endif
 }
 
+void validate_variant(layout_variant variant) {
+  switch (variant) {
+    case layout_variant::automatic:
+    case layout_variant::barrier_sync:
+    case layout_variant::pttwac:
+    case layout_variant::chains:
+    case layout_variant::through_scratch:
+      return;
+  }
+  throw error(status::invalid_argument,
+              "variant: unknown layout variant " + std::to_string(static_cast<int>(variant)));
+}
+
+/// Refuses a forced variant that the route cannot take: every step must be a tiled
+/// transposition (on the GPU, whose paths the variants name) that the variant's path can run.
+void check_forced_variant(const struct_array_desc& desc, layout from, layout to,
+                          layout_variant variant, const plan_options& options,
+                          const std::vector<detail::layout_step>& steps) {
+  if (variant == layout_variant::automatic) return;
+  const std::string what = "variant " + std::string(to_string(variant)) + " for " +
+                           to_string(from) + " -> " + to_string(to) + ": ";
+  if (options.target != device::cuda)
+    throw error(status::unsupported,
+                what +
+                    "the variants name GPU kernels; the CPU chooses its own (in cache or cycle "
+                    "following)");
+  for (const detail::layout_step& step : steps) {
+    if (step.what == detail::layout_step::kind::full_transpose)
+      throw error(status::unsupported,
+                  what + "the route has a full in-place transposition (" + step.note +
+                      "), which the variants do not apply to" +
+                      (from.kind == layout_kind::soa || to.kind == layout_kind::soa
+                           ? " (soa <-> asta with n = " + std::to_string(desc.structs) +
+                                 " not a multiple of T goes through aos on the GPU)"
+                           : ""));
+#ifdef XPOSE_HAVE_CUDA
+    const std::string why = detail::layout_gpu::tiled_refusal(step.tiled, variant);
+    if (!why.empty()) throw error(status::unsupported, what + step.note + ": " + why);
+#endif
+  }
+}
+
 std::string describe_stage(const detail::stage& s) {
   std::ostringstream out;
   out << s.label << ": " << s.batch << " x (" << s.rows << " x " << s.cols << ") of "
@@ -70,20 +113,47 @@ std::string to_string(layout l) {
   return "unknown";
 }
 
+std::string_view to_string(layout_variant v) {
+  switch (v) {
+    case layout_variant::automatic:
+      return "automatic";
+    case layout_variant::barrier_sync:
+      return "barrier_sync";
+    case layout_variant::pttwac:
+      return "pttwac";
+    case layout_variant::chains:
+      return "chains";
+    case layout_variant::through_scratch:
+      return "through_scratch";
+  }
+  return "unknown";
+}
+
+std::optional<layout_variant> layout_variant_from_string(std::string_view name) {
+  for (const layout_variant v :
+       {layout_variant::automatic, layout_variant::barrier_sync, layout_variant::pttwac,
+        layout_variant::chains, layout_variant::through_scratch})
+    if (name == to_string(v)) return v;
+  return std::nullopt;
+}
+
 layout_conversion plan_layout_conversion(const struct_array_desc& desc, layout from, layout to,
-                                         const plan_options& options) {
+                                         const plan_options& options, layout_variant variant) {
   detail::validate_struct_array(desc);
   detail::validate_layout(from, "from");
   detail::validate_layout(to, "to");
+  validate_variant(variant);
   validate_options(options);
   auto d = std::make_shared<detail::layout_conversion_data>();
   d->desc = desc;
   d->from = from;
   d->to = to;
+  d->variant = variant;
   d->options = options;
   d->options.forced_route = route::automatic;
   d->threads = options.threads > 0 ? options.threads : omp_get_max_threads();
   d->steps = detail::layout_route(desc, from, to, options.target == device::cpu);
+  check_forced_variant(desc, from, to, variant, options, d->steps);
   d->full_plans.resize(d->steps.size());
   d->gpu_workspaces.resize(d->steps.size());
   std::size_t cpu_held = 0, cpu_scratch = 0;
@@ -116,7 +186,7 @@ layout_conversion plan_layout_conversion(const struct_array_desc& desc, layout f
     } else if (options.target == device::cuda) {
 #ifdef XPOSE_HAVE_CUDA
       std::size_t bytes = 0;
-      d->gpu_workspaces[k] = detail::layout_gpu::prepare_tiled(step.tiled, bytes);
+      d->gpu_workspaces[k] = detail::layout_gpu::prepare_tiled(step.tiled, variant, bytes);
       d->workspace_bytes += bytes;
 #endif
     } else {
@@ -152,7 +222,7 @@ void layout_conversion::execute(void* data) const {
       detail::cpu::skinny_remainder(bytes, step.tiled, d.cpu_workspace.get(), scratch, d.threads);
     } else if (d.options.target == device::cuda) {
 #ifdef XPOSE_HAVE_CUDA
-      detail::layout_gpu::launch_tiled(bytes + step.offset_bytes, step.tiled,
+      detail::layout_gpu::launch_tiled(bytes + step.offset_bytes, step.tiled, d.variant,
                                        d.gpu_workspaces[k].get(), d.options.stream);
 #endif
     } else {
@@ -166,7 +236,8 @@ std::string layout_conversion::describe() const {
   std::ostringstream out;
   out << "layout conversion " << to_string(d.from) << " -> " << to_string(d.to) << ": "
       << d.desc.structs << " structs x " << d.desc.fields << " fields x " << d.desc.field_bytes
-      << " B on " << (d.options.target == device::cuda ? "cuda" : "cpu") << "\n";
+      << " B on " << (d.options.target == device::cuda ? "cuda" : "cpu") << ", variant "
+      << to_string(d.variant) << "\n";
   if (d.steps.empty()) out << "  no step: both layouts store every field in the same place\n";
   for (std::size_t k = 0; k < d.steps.size(); ++k) {
     const detail::layout_step& step = d.steps[k];
@@ -177,12 +248,19 @@ std::string layout_conversion::describe() const {
     else if (step.what == detail::layout_step::kind::remainder)
       out << "skinny remainder step: S " << step.tiled.rows << ", n " << step.tiled.cols
           << ", tile " << step.tiled.tile << "\n";
-    else
+    else {
       out << "tiled transposition " << describe_stage(step.tiled) << " at byte "
-          << step.offset_bytes << "\n";
+          << step.offset_bytes;
+#ifdef XPOSE_HAVE_CUDA
+      if (d.options.target == device::cuda)
+        out << ", kernel " << detail::layout_gpu::tiled_path_name(step.tiled, d.variant);
+#endif
+      out << "\n";
+    }
   }
   out << "  workspace: " << d.workspace_bytes << " B\n";
-  out << "  predicted passes: " << d.passes << "\n";
+  out << "  predicted passes: " << d.passes
+      << (d.variant == layout_variant::automatic ? "" : " (of the automatic kernels)") << "\n";
   return out.str();
 }
 
@@ -204,14 +282,54 @@ std::size_t layout_conversion::workspace_bytes() const noexcept {
 double layout_conversion::predicted_passes() const noexcept {
   return data_->passes;
 }
+layout_variant layout_conversion::variant() const noexcept {
+  return data_->variant;
+}
+
+std::string layout_conversion::step_label(std::size_t k) const {
+  const detail::layout_conversion_data& d = *data_;
+  if (k >= d.steps.size())
+    throw error(status::invalid_argument,
+                "step_label: step " + std::to_string(k) + " of " + std::to_string(d.steps.size()));
+  const detail::layout_step& step = d.steps[k];
+  switch (step.what) {
+    case detail::layout_step::kind::full_transpose:
+      return "full " + std::string(to_string(d.full_plans[k]->chosen_route()));
+    case detail::layout_step::kind::remainder: {
+      switch (step.tiled.kind) {
+        case detail::stage_kind::skinny_remainder_split:
+          return "remainder split";
+        case detail::stage_kind::skinny_remainder_place:
+          return "remainder place";
+        case detail::stage_kind::skinny_remainder_take:
+          return "remainder take";
+        default:
+          return "remainder spread";  // stage_kind::skinny_remainder_spread
+      }
+    }
+    case detail::layout_step::kind::tiled:
+      break;
+  }
+#ifdef XPOSE_HAVE_CUDA
+  if (d.options.target == device::cuda)
+    return step.tiled.label + " " + detail::layout_gpu::tiled_path_name(step.tiled, d.variant);
+#endif
+  return step.tiled.label;
+}
 
 void convert_layout(void* data, layout from, layout to, std::int64_t structs, std::int64_t fields,
                     std::size_t field_bytes, const plan_options& options) {
-  const layout_conversion conversion =
-      plan_layout_conversion(struct_array_desc{structs, fields, field_bytes}, from, to, options);
-  if (conversion.steps() > 0 && data == nullptr)
-    throw error(status::invalid_argument, "data must not be null");
-  conversion.execute(data);
+  const struct_array_desc desc{structs, fields, field_bytes};
+  if (data == nullptr) {
+    // Refused before planning, which may allocate or ask the device; null is fine when nothing
+    // moves.
+    detail::validate_struct_array(desc);
+    detail::validate_layout(from, "from");
+    detail::validate_layout(to, "to");
+    if (detail::canonical_layout(from, desc) != detail::canonical_layout(to, desc))
+      throw error(status::invalid_argument, "data must not be null");
+  }
+  plan_layout_conversion(desc, from, to, options).execute(data);
 }
 
 }  // namespace xpose

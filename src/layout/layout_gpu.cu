@@ -1,7 +1,9 @@
 // GPU layout steps (layout_gpu.hpp): each is one launch of the in-place tiled transposition
-// (src/cuda/inplace/tiled_transpose.hpp), on its automatic path: the on-chip barrier-sync kernel
-// where a tile of T x S fields fits in shared memory (DL sec. 4.2), the chains or cycle following
-// (PTTWAC, DL sec. 4.3-4.4) for the larger ones and for SoA <-> ASTA.
+// (src/cuda/inplace/tiled_transpose.hpp) on the path of the conversion's variant: automatically
+// the on-chip barrier-sync kernel where a tile of T x S fields fits in shared memory (DL sec.
+// 4.2), the chains for SoA <-> ASTA; forced, the same kernels the tiled transposition's tests
+// force, so that barrier-sync and PTTWAC (cycle following with claims, DL sec. 4.3-4.4) are
+// measured on the same conversion.
 #include <cuda_runtime.h>
 
 #include "cuda/backend/cuda_backend.hpp"
@@ -10,20 +12,88 @@
 #include "layout/layout_gpu.hpp"
 
 namespace xpose::detail::layout_gpu {
+namespace {
+
+cuda::tiled_path path_of(layout_variant variant) {
+  switch (variant) {
+    case layout_variant::barrier_sync:
+      return cuda::tiled_path::on_chip;
+    case layout_variant::pttwac:
+      return cuda::tiled_path::cycle_following;
+    case layout_variant::chains:
+      return cuda::tiled_path::chains;
+    case layout_variant::through_scratch:
+      return cuda::tiled_path::through_scratch;
+    case layout_variant::automatic:
+      break;
+  }
+  return cuda::tiled_path::automatic;
+}
+
+std::string size_text(const stage& s) {
+  return std::to_string(s.rows) + " x " + std::to_string(s.cols) + " x " +
+         std::to_string(s.super_bytes) + " B";
+}
+
+}  // namespace
+
+std::string tiled_refusal(const stage& s, layout_variant variant) {
+  const auto positions = static_cast<std::uint64_t>(s.rows) * static_cast<std::uint64_t>(s.cols);
+  switch (path_of(variant)) {
+    case cuda::tiled_path::on_chip:
+      if (cuda::tiled_on_chip_instance_bytes(s) > cuda::tiled_on_chip_max_bytes)
+        return "an instance of " + size_text(s) + " does not fit the barrier-sync kernel's " +
+               std::to_string(cuda::tiled_on_chip_max_bytes) + " bytes of shared memory";
+      return "";
+    case cuda::tiled_path::chains:
+      if (positions > cuda::chain_max_positions || s.super_bytes < cuda::chain_min_super_bytes)
+        return "the chains take instances of at most " + std::to_string(cuda::chain_max_positions) +
+               " super-elements, got " + size_text(s);
+      return "";
+    case cuda::tiled_path::through_scratch:
+      if (positions * s.super_bytes > cuda::tiled_scratch_max_bytes)
+        return "an instance of " + size_text(s) + " exceeds the scratch's " +
+               std::to_string(cuda::tiled_scratch_max_bytes) + " bytes";
+      return "";
+    default:
+      return "";
+  }
+}
+
+const char* tiled_path_name(const stage& s, layout_variant variant) {
+  cuda::tiled_path path = path_of(variant);
+  if (path == cuda::tiled_path::automatic) path = cuda::choose_tiled_path(s);
+  switch (path) {
+    case cuda::tiled_path::on_chip:
+      return "on_chip";
+    case cuda::tiled_path::through_scratch:
+      return "through_scratch";
+    case cuda::tiled_path::chains:
+      return "chains";
+    case cuda::tiled_path::cycle_following:
+      return "cycle_following";
+    case cuda::tiled_path::automatic:
+      break;
+  }
+  return "automatic";
+}
 
 std::shared_ptr<void> allocate(std::size_t bytes) {
   return cuda::allocate_workspace(bytes == 0 ? 1 : bytes);  // out_of_memory, error cleared
 }
 
-std::shared_ptr<void> prepare_tiled(const stage& s, std::size_t& bytes) {
-  bytes = cuda::tiled_transpose_workspace(s);
+std::shared_ptr<void> prepare_tiled(const stage& s, layout_variant variant, std::size_t& bytes) {
+  const cuda::tiled_path path = path_of(variant);
+  bytes = cuda::tiled_transpose_workspace_for_path(s, path);
   std::shared_ptr<void> workspace = allocate(bytes);
-  cuda::prepare_tiled_workspace(s, cuda::tiled_path::automatic, workspace.get());
+  cuda::prepare_tiled_workspace(s, path, workspace.get());
   return workspace;
 }
 
-void launch_tiled(void* data, const stage& s, void* workspace, void* stream) {
-  cuda::launch_tiled_transpose(data, s, workspace, static_cast<cudaStream_t>(stream));
+void launch_tiled(void* data, const stage& s, layout_variant variant, void* workspace,
+                  void* stream) {
+  cuda::launch_tiled_transpose_path(data, s, workspace, static_cast<cudaStream_t>(stream),
+                                    path_of(variant));
 }
 
 void copy_async(void* dst, const void* src, std::size_t bytes, bool to_device, void* stream) {

@@ -5,21 +5,33 @@
 
 #include <cstddef>
 #include <memory>
+#include <string>
 
 #include "plan/plan_data.hpp"
+#include "xpose/layout.hpp"
 
 namespace xpose::detail::layout_gpu {
 
 /// Device memory of `bytes` bytes (at least 1), freed when the last owner lets go.
 std::shared_ptr<void> allocate(std::size_t bytes);
 
-/// A device workspace for stage `s` with its table prepared (synchronously, once); `bytes`
-/// receives its size.
-std::shared_ptr<void> prepare_tiled(const stage& s, std::size_t& bytes);
+/// Why the tiled transposition's path for `variant` cannot run stage `s` ("" when it can):
+/// barrier_sync needs an instance within the on-chip path's shared memory, chains instances of at
+/// most chain_max_positions super-elements, through_scratch instances within its scratch.
+std::string tiled_refusal(const stage& s, layout_variant variant);
 
-/// Enqueues stage `s` on the bytes at `data` (device memory) on `stream` (a cudaStream_t) with a
-/// workspace from prepare_tiled; no synchronization.
-void launch_tiled(void* data, const stage& s, void* workspace, void* stream);
+/// The path `variant` runs `s` on, by the tiled transposition's name ("on_chip", "chains",
+/// "through_scratch", "cycle_following"; automatic: the one it chooses).
+const char* tiled_path_name(const stage& s, layout_variant variant);
+
+/// A device workspace for stage `s` on `variant`'s path with its table prepared (synchronously,
+/// once); `bytes` receives its size.
+std::shared_ptr<void> prepare_tiled(const stage& s, layout_variant variant, std::size_t& bytes);
+
+/// Enqueues stage `s` on `variant`'s path on the bytes at `data` (device memory) on `stream` (a
+/// cudaStream_t) with a workspace from prepare_tiled for the same variant; no synchronization.
+void launch_tiled(void* data, const stage& s, layout_variant variant, void* workspace,
+                  void* stream);
 
 /// Enqueues a copy of `bytes` bytes on `stream`: host to device when to_device, else device to
 /// host.

@@ -192,6 +192,64 @@ TEST(LayoutConvert, BadInputsLeaveTheDataUntouched) {
   EXPECT_TRUE(data == original);
 }
 
+TEST(LayoutVariant, NamesRoundTrip) {
+  for (const layout_variant v :
+       {layout_variant::automatic, layout_variant::barrier_sync, layout_variant::pttwac,
+        layout_variant::chains, layout_variant::through_scratch})
+    EXPECT_EQ(layout_variant_from_string(to_string(v)), v) << to_string(v);
+  EXPECT_FALSE(layout_variant_from_string("p_ipt").has_value());
+  EXPECT_FALSE(layout_variant_from_string("").has_value());
+}
+
+TEST(LayoutVariant, CpuTargetTakesOnlyAutomatic) {
+  // The variants name GPU kernels: on the CPU a forced one is refused (unsupported) at planning,
+  // before the data is touched; automatic plans and runs as without a variant.
+  const std::int64_t n = 1000, S = 5;
+  const auto aos = random_bytes(static_cast<std::size_t>(n * S) * 4, 31);
+  std::vector<unsigned char> data = aos;
+  for (const layout_variant v : {layout_variant::barrier_sync, layout_variant::pttwac,
+                                 layout_variant::chains, layout_variant::through_scratch}) {
+    try {
+      plan_layout_conversion({n, S, 4}, layout::aos(), layout::asta(32), {}, v);
+      ADD_FAILURE() << "expected unsupported for " << to_string(v);
+    } catch (const error& e) {
+      EXPECT_EQ(e.code(), status::unsupported) << e.what();
+      EXPECT_NE(std::string(e.what()).find(to_string(v)), std::string::npos) << e.what();
+    }
+  }
+  EXPECT_TRUE(data == aos);
+  const layout_conversion c = plan_layout_conversion({n, S, 4}, layout::aos(), layout::asta(32), {},
+                                                     layout_variant::automatic);
+  EXPECT_EQ(c.variant(), layout_variant::automatic);
+  c.execute(data.data());
+  EXPECT_TRUE(data == arrange(aos, layout::asta(32), n, S, 4));
+  expect_invalid(
+      [&] {
+        plan_layout_conversion({n, S, 4}, layout::aos(), layout::asta(32), {},
+                               static_cast<layout_variant>(42));
+      },
+      "variant");
+}
+
+TEST(LayoutConvert, StepLabelsNameTheStages) {
+  const layout_conversion aos_asta =
+      plan_layout_conversion({1000, 5, 4}, layout::aos(), layout::asta(32));
+  ASSERT_EQ(aos_asta.steps(), 2u);
+  EXPECT_EQ(aos_asta.step_label(0), "010");
+  EXPECT_EQ(aos_asta.step_label(1), "10");
+  const layout_conversion soa_asta =
+      plan_layout_conversion({1000, 5, 4}, layout::soa(), layout::asta(32));
+  ASSERT_EQ(soa_asta.steps(), 4u);
+  EXPECT_EQ(soa_asta.step_label(0), "remainder split");
+  EXPECT_EQ(soa_asta.step_label(1), "100");
+  EXPECT_EQ(soa_asta.step_label(2), "remainder place");
+  const layout_conversion aos_soa =
+      plan_layout_conversion({1000, 5, 4}, layout::aos(), layout::soa());
+  ASSERT_EQ(aos_soa.steps(), 1u);
+  EXPECT_EQ(aos_soa.step_label(0).rfind("full ", 0), 0u) << aos_soa.step_label(0);
+  expect_invalid([&] { (void)aos_soa.step_label(1); }, "step");
+}
+
 // ---- views -------------------------------------------------------------------------------------
 
 struct particle {

@@ -1,6 +1,8 @@
 // Layout conversions and layout_buffer on the GPU: the same cases as the CPU tests, each result
-// compared with the naive reference; the bytes around the array are checked untouched. The
-// SmallSanitizerShapes cases are the ones scripts/device_check.sh runs under compute-sanitizer.
+// compared with the naive reference; the bytes around the array are checked untouched; each forced
+// variant (barrier-sync, PTTWAC, chains, through the scratch) on the conversions it applies to.
+// The SmallSanitizerShapes cases are the ones scripts/device_check.sh and
+// scripts/device_layout_check.sh run under compute-sanitizer.
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -26,7 +28,8 @@ plan_options on_gpu(cudaStream_t stream = nullptr) {
 /// Converts the reference `from` bytes to `to` in place on the device (at `offset` bytes into
 /// the buffer, guard bytes around) and compares with the reference `to`.
 void check_conversion(layout from, layout to, std::int64_t n, std::int64_t S, std::size_t e,
-                      std::uint64_t seed, std::size_t offset = 0) {
+                      std::uint64_t seed, std::size_t offset = 0,
+                      layout_variant variant = layout_variant::automatic) {
   const std::size_t bytes = static_cast<std::size_t>(n * S) * e;
   const auto aos = random_bytes(bytes, seed);
   std::vector<unsigned char> host(offset + bytes + guard_bytes, poison_byte);
@@ -34,14 +37,16 @@ void check_conversion(layout from, layout to, std::int64_t n, std::int64_t S, st
   std::copy(before.begin(), before.end(), host.begin() + static_cast<std::ptrdiff_t>(offset));
   device_buffer data(host.size());
   data.upload(host);
-  convert_layout(data.get() + offset, from, to, n, S, e, on_gpu());
-  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess) << describe_case(from, to, n, S, e);
+  plan_layout_conversion({n, S, e}, from, to, on_gpu(), variant).execute(data.get() + offset);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess)
+      << describe_case(from, to, n, S, e) << ", " << to_string(variant);
   std::vector<unsigned char> expected(host.size(), poison_byte);
   const auto after = arrange(aos, to, n, S, e);
   std::copy(after.begin(), after.end(), expected.begin() + static_cast<std::ptrdiff_t>(offset));
   const std::int64_t at = first_difference(data.download(host.size()), expected);
-  ASSERT_EQ(at, -1) << describe_case(from, to, n, S, e) << ": first wrong byte " << at
-                    << " (the array starts at byte " << offset << ")";
+  ASSERT_EQ(at, -1) << describe_case(from, to, n, S, e) << ", " << to_string(variant)
+                    << ": first wrong byte " << at << " (the array starts at byte " << offset
+                    << ")";
 }
 
 TEST(GpuLayout, SmallSanitizerShapes) {
@@ -123,6 +128,68 @@ TEST(GpuLayout, BadInputsLeaveTheDataUntouched) {
   expect_invalid(
       [&] { convert_layout(nullptr, layout::aos(), layout::soa(), 64, 4, 4, on_gpu()); });
   EXPECT_EQ(host, std::vector<unsigned char>(64 * 4 * 4, 7));
+}
+
+const layout_variant forced_variants[] = {layout_variant::barrier_sync, layout_variant::pttwac,
+                                          layout_variant::chains, layout_variant::through_scratch};
+
+TEST(GpuLayoutVariant, SmallSanitizerShapes) {
+  // Small enough that every variant takes every conversion made of tiled stages.
+  XPOSE_REQUIRE_GPU();
+  std::uint64_t seed = 40000;
+  for (const layout_variant v : forced_variants)
+    for (std::int64_t S : {3, 8})
+      for (std::int64_t n : {64, 100}) {
+        check_conversion(layout::aos(), layout::asta(16), n, S, 4, seed++, 0, v);
+        check_conversion(layout::asta(16), layout::aos(), n, S, 4, seed++, 0, v);
+        check_conversion(layout::asta(16), layout::asta(32), n, S, 4, seed++, 0, v);
+        check_conversion(layout::soa(), layout::asta(16), 64, S, 4, seed++, 0, v);
+        check_conversion(layout::asta(16), layout::soa(), 64, S, 4, seed++, 0, v);
+      }
+}
+
+TEST(GpuLayoutVariant, PaperTable1Widths) {
+  // The bench's named variants on the DL paper's Table 1 arrays: aos -> asta barrier-sync and
+  // PTTWAC, and soa -> asta on whole tiles (n rounded down to a multiple of 64) PTTWAC and chains.
+  XPOSE_REQUIRE_GPU();
+  std::uint64_t seed = 50000;
+  const std::pair<std::int64_t, std::int64_t> shapes[] = {{11948, 40},  {17281, 62}, {35588, 197},
+                                                          {44609, 215}, {90449, 59}, {49152, 39}};
+  for (const auto& [n, S] : shapes)
+    for (std::int64_t T : {16, 32, 64}) {
+      check_conversion(layout::aos(), layout::asta(T), n, S, 4, seed++, 0,
+                       layout_variant::barrier_sync);
+      check_conversion(layout::aos(), layout::asta(T), n, S, 4, seed++, 0, layout_variant::pttwac);
+      check_conversion(layout::soa(), layout::asta(T), n / 64 * 64, S, 4, seed++, 0,
+                       layout_variant::pttwac);
+      check_conversion(layout::soa(), layout::asta(T), n / 64 * 64, S, 4, seed++, 0,
+                       layout_variant::chains);
+    }
+}
+
+TEST(GpuLayoutVariant, RefusedWhereTheRouteCannotTakeIt) {
+  // Refused at planning (status::unsupported), before anything is allocated: these hold without
+  // a device too.
+  const auto expect_unsupported = [](layout from, layout to, std::int64_t n, std::int64_t S,
+                                     layout_variant v, const char* names) {
+    try {
+      plan_layout_conversion({n, S, 4}, from, to, on_gpu(), v);
+      ADD_FAILURE() << "expected unsupported for " << to_string(v);
+    } catch (const error& e) {
+      EXPECT_EQ(e.code(), status::unsupported) << e.what();
+      EXPECT_NE(std::string(e.what()).find(names), std::string::npos) << e.what();
+    }
+  };
+  // One instance is the whole array: far beyond shared memory and the scratch.
+  expect_unsupported(layout::soa(), layout::asta(16), 16 * 100000, 40, layout_variant::barrier_sync,
+                     "shared memory");
+  expect_unsupported(layout::soa(), layout::asta(16), 16 * 100000, 40,
+                     layout_variant::through_scratch, "scratch");
+  // A full transposition: aos <-> soa, and soa -> asta with a partial tile (through aos).
+  expect_unsupported(layout::aos(), layout::soa(), 1000, 40, layout_variant::pttwac,
+                     "full in-place transposition");
+  expect_unsupported(layout::soa(), layout::asta(16), 1001, 40, layout_variant::pttwac,
+                     "not a multiple of T");
 }
 
 TEST(GpuLayoutBuffer, LazyConversionsOnAStreamAndCopyBack) {

@@ -50,6 +50,90 @@ void add_square_variants(std::vector<bench_case>& cases, const std::string& grou
   for (const route r : routes) cases.push_back({group, target, true, r, n, n, elem_size});
 }
 
+/// The DL paper's Table 1: ELL matrices of rows x width, i.e. arrays of `rows` structures of
+/// `width` fields ("DL: A Data Layout Transformation System for Heterogeneous Computing", sec. 6).
+constexpr std::pair<std::int64_t, std::int64_t> dl_table1[] = {
+    {11948, 40}, {17281, 62}, {35588, 197}, {44609, 215}, {90449, 59}, {49152, 39}};
+
+void add_layout(std::vector<bench_case>& cases, const std::string& group, xpose::device target,
+                std::int64_t n, std::int64_t S, xpose::layout from, xpose::layout to,
+                xpose::layout_variant variant = xpose::layout_variant::automatic,
+                bool on_request = false) {
+  bench_case c{group, target, true, route::automatic, n, S, 4};
+  c.layout = true;
+  c.from = from;
+  c.to = to;
+  c.variant = variant;
+  c.on_request = on_request;
+  cases.push_back(c);
+}
+
+/// The conversions of one array of n structures of S fp32 fields: aos -> asta(T) and soa ->
+/// asta(T) for T = 16, 32, 64 (on the GPU aos -> asta both barrier-sync and PTTWAC); asta(T) ->
+/// aos and -> soa for `back_tiles`; aos <-> soa. On the GPU, soa -> asta with a partial tile goes
+/// through aos, so soa -> asta is also measured on n rounded down to a multiple of 64, where it is
+/// the tile-granularity stage of DL sec. 4.3, automatic (the chains) and PTTWAC.
+void add_layout_set(std::vector<bench_case>& cases, const std::string& group, xpose::device target,
+                    std::int64_t n, std::int64_t S, std::initializer_list<std::int64_t> back_tiles,
+                    bool on_request) {
+  using xpose::layout;
+  using xpose::layout_variant;
+  const bool gpu = target == xpose::device::cuda;
+  for (const std::int64_t T : {16, 32, 64}) {
+    if (gpu) {
+      add_layout(cases, group, target, n, S, layout::aos(), layout::asta(T),
+                 layout_variant::barrier_sync, on_request);
+      add_layout(cases, group, target, n, S, layout::aos(), layout::asta(T), layout_variant::pttwac,
+                 on_request);
+    } else {
+      add_layout(cases, group, target, n, S, layout::aos(), layout::asta(T),
+                 layout_variant::automatic, on_request);
+    }
+    add_layout(cases, group, target, n, S, layout::soa(), layout::asta(T),
+               layout_variant::automatic, on_request);
+  }
+  if (gpu) {
+    const std::int64_t whole = n / 64 * 64;
+    for (const std::int64_t T : {16, 32, 64}) {
+      if (whole != n)
+        add_layout(cases, group, target, whole, S, layout::soa(), layout::asta(T),
+                   layout_variant::automatic, on_request);
+      add_layout(cases, group, target, whole, S, layout::soa(), layout::asta(T),
+                 layout_variant::pttwac, on_request);
+    }
+  }
+  for (const std::int64_t T : back_tiles) {
+    add_layout(cases, group, target, n, S, layout::asta(T), layout::aos(),
+               layout_variant::automatic, on_request);
+    add_layout(cases, group, target, n, S, layout::asta(T), layout::soa(),
+               layout_variant::automatic, on_request);
+  }
+  add_layout(cases, group, target, n, S, layout::aos(), layout::soa(), layout_variant::automatic,
+             on_request);
+  add_layout(cases, group, target, n, S, layout::soa(), layout::aos(), layout_variant::automatic,
+             on_request);
+}
+
+/// Small arrays with partial tiles for --quick: every kind of conversion, and on the GPU each
+/// variant that applies.
+void add_quick_layouts(std::vector<bench_case>& cases, const std::string& group,
+                       xpose::device target) {
+  using xpose::layout;
+  using xpose::layout_variant;
+  for (const auto& [n, S] : {std::pair<std::int64_t, std::int64_t>{1001, 7}, {2000, 40}}) {
+    add_layout(cases, group, target, n, S, layout::aos(), layout::asta(32));
+    add_layout(cases, group, target, n, S, layout::soa(), layout::asta(16));
+    add_layout(cases, group, target, n, S, layout::asta(32), layout::soa());
+    add_layout(cases, group, target, n, S, layout::aos(), layout::soa());
+  }
+  if (target == xpose::device::cuda)
+    for (const layout_variant v : {layout_variant::barrier_sync, layout_variant::pttwac,
+                                   layout_variant::chains, layout_variant::through_scratch}) {
+      add_layout(cases, group, target, 2000, 40, layout::aos(), layout::asta(32), v);
+      add_layout(cases, group, target, 2048, 40, layout::soa(), layout::asta(16), v);
+    }
+}
+
 std::vector<bench_case> default_cpu_cases() {
   const auto cpu = xpose::device::cpu;
   std::vector<bench_case> cases;
@@ -77,6 +161,7 @@ std::vector<bench_case> default_cpu_cases() {
        {4999, 3001, 4},
        {2500, 5100, 8},
        {3000, 2000, 16}});
+  for (const auto& [n, S] : dl_table1) add_layout_set(cases, "cpu layout", cpu, n, S, {32}, false);
   return cases;
 }
 
@@ -93,6 +178,7 @@ std::vector<bench_case> quick_cpu_cases() {
       {{100, 37, 1}, {100, 37, 2}, {100, 37, 4}, {100, 37, 8}, {100, 37, 16}});
   // A batch, so that the tests check batched plans and their reference too.
   add_batches(cases, "cpu out-of-place", cpu, route::copy_blocked, 24, 40, 12, mib / 4);
+  add_quick_layouts(cases, "cpu layout", cpu);
   return cases;
 }
 
@@ -309,6 +395,12 @@ std::vector<bench_case> default_cuda_cases() {
   // Square sizes that are not multiples of the tile, 1000 to 40000.
   for (const std::int64_t n : {1000, 1999, 5003, 10007, 20011, 30001, 40000})
     add(cases, "cuda in-place square any size", cuda, true, route::automatic, {{n, n, 4}});
+  // Layout conversions on the DL paper's Table 1 arrays (2-38 MB, within the L2), and on request
+  // (--group 'cuda layout') the same widths with 100 x the structures (0.2-3.8 GB).
+  for (const auto& [n, S] : dl_table1)
+    add_layout_set(cases, "cuda layout", cuda, n, S, {16, 32, 64}, false);
+  for (const auto& [n, S] : dl_table1)
+    add_layout_set(cases, "cuda layout 100x rows", cuda, 100 * n, S, {32}, true);
   return cases;
 }
 
@@ -321,6 +413,7 @@ std::vector<bench_case> quick_cuda_cases() {
   add_batches(cases, "gpu batched small", cuda, route::copy_tuned, 24, 40, 12, mib);
   add_square_variants(cases, "cuda in-place square", cuda,
                       {route::square_tile_swap, route::square_naive}, 512, 4);
+  add_quick_layouts(cases, "cuda layout", cuda);
   return cases;
 }
 
@@ -329,20 +422,35 @@ std::vector<bench_case> quick_cuda_cases() {
 std::vector<bench_case> cases_for_device(const bench_options& options, xpose::device target) {
   if (!options.shapes.empty()) {
     std::vector<bench_case> cases;
-    for (const auto& s : options.shapes)
-      cases.push_back({std::string(xpose::to_string(target)) + " custom", target, options.in_place,
-                       options.route, s.rows, s.cols, options.elem_size, options.batch});
+    for (const auto& s : options.shapes) {
+      bench_case c{std::string(xpose::to_string(target)) + " custom",
+                   target,
+                   options.in_place,
+                   options.route,
+                   s.rows,
+                   s.cols,
+                   options.elem_size,
+                   options.batch};
+      if (options.layout) {
+        c.layout = true;
+        c.from = options.from;
+        c.to = options.to;
+        c.variant = options.variant;
+      }
+      cases.push_back(c);
+    }
     return cases;
   }
   std::vector<bench_case> cases = target == xpose::device::cpu
                                       ? (options.quick ? quick_cpu_cases() : default_cpu_cases())
                                       : (options.quick ? quick_cuda_cases() : default_cuda_cases());
-  if (!options.group.empty())
-    cases.erase(std::remove_if(cases.begin(), cases.end(),
-                               [&](const bench_case& c) {
-                                 return c.group.find(options.group) == std::string::npos;
-                               }),
-                cases.end());
+  cases.erase(std::remove_if(cases.begin(), cases.end(),
+                             [&](const bench_case& c) {
+                               return options.group.empty()
+                                          ? c.on_request
+                                          : c.group.find(options.group) == std::string::npos;
+                             }),
+              cases.end());
   return cases;
 }
 

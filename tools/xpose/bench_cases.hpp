@@ -1,6 +1,8 @@
 // The cases `xpose bench` runs: the default set (PPoPP'14 Table 2 shapes, prime dimensions,
-// squares, the seed variants, out-of-place element sizes; on CUDA devices also batches of small
-// matrices and skinny 12-byte shapes), the --quick set, or custom --shape cases (with --batch).
+// squares, the seed variants, out-of-place element sizes, layout conversions on the DL paper's
+// Table 1 arrays; on CUDA devices also batches of small matrices and skinny 12-byte shapes; cases
+// marked on_request only when --group names them), the --quick set, or custom --shape cases (with
+// --batch, or --from and --to for a layout conversion).
 #pragma once
 
 #include <vector>

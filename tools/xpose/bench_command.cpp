@@ -9,6 +9,7 @@
 #include "commands.hpp"
 #include "cpu_bench.hpp"
 #include "gpu_bench.hpp"
+#include "layout_bench.hpp"
 #include "report.hpp"
 
 namespace xpose_cli {
@@ -72,11 +73,13 @@ int run_bench_command(const bench_options& options) {
     print_progress(i + 1, cases.size(), c);
 #ifdef XPOSE_HAVE_CUDA
     if (c.target == xpose::device::cuda) {
-      rows.push_back(run_gpu_case(c, references, settings));
+      rows.push_back(c.layout ? run_gpu_layout_case(c, settings)
+                              : run_gpu_case(c, references, settings));
       continue;
     }
 #endif
-    rows.push_back(run_cpu_case(c, references, settings));
+    rows.push_back(c.layout ? run_cpu_layout_case(c, settings)
+                            : run_cpu_case(c, references, settings));
   }
   end_progress();
 

@@ -7,12 +7,14 @@
 #include <string>
 #include <vector>
 
+#include <xpose/layout.hpp>
 #include <xpose/xpose.hpp>
 
 namespace xpose_cli {
 
 /// One transposition to time: a dense batch of `batch` row-major rows x cols matrices of
-/// elem_size-byte elements (batch_stride = rows * cols).
+/// elem_size-byte elements (batch_stride = rows * cols); or, when `layout` is set, an in-place
+/// layout conversion of `rows` structures of `cols` fields of elem_size bytes.
 struct bench_case {
   std::string group;  ///< cases of one group share a summary line
   xpose::device target = xpose::device::cpu;
@@ -22,6 +24,10 @@ struct bench_case {
   std::int64_t cols = 0;
   std::size_t elem_size = 4;
   std::int64_t batch = 1;
+  bool layout = false;  ///< a layout conversion from `from` to `to` on `variant`
+  xpose::layout from = xpose::layout::aos(), to = xpose::layout::aos();
+  xpose::layout_variant variant = xpose::layout_variant::automatic;
+  bool on_request = false;  ///< in the default set only when --group names its group
 
   /// Bytes of the whole batch.
   std::size_t matrix_bytes() const {

@@ -73,6 +73,22 @@ const CLI::Validator route_validator(
     },
     "");
 
+const CLI::Validator layout_validator(
+    [](std::string& text) {
+      xpose::layout l;
+      return read_layout(text, l);
+    },
+    "");
+
+const CLI::Validator variant_validator(
+    [](std::string& text) {
+      return xpose::layout_variant_from_string(text)
+                 ? std::string()
+                 : "unknown layout variant '" + text +
+                       "' (automatic, barrier_sync, pttwac, chains, through_scratch)";
+    },
+    "");
+
 xpose::route to_route(std::string_view text) {
   if (const auto r = xpose::route_from_string(text)) return *r;
   throw usage_error("unknown route '" + std::string(text) + "'");
@@ -115,7 +131,9 @@ class help_formatter : public CLI::Formatter {
   std::string make_usage(const CLI::App* app, std::string name) const override {
     if (app->get_parent() != nullptr) return CLI::Formatter::make_usage(app, std::move(name));
     return "usage: xpose [bench] [options]      time transpositions, check them, compare\n"
-           "       xpose plan RxC [options]     print the plan for one shape\n"
+           "       xpose plan RxC [options]     print the plan for one shape, or with --from\n"
+           "                                    and --to the layout conversion of R structures\n"
+           "                                    of C fields\n"
            "       xpose transpose FILE (OUT | --in-place) [options]\n"
            "                                    transpose a matrix in a .npy or raw file\n"
            "       xpose --version | --help\n";
@@ -133,11 +151,48 @@ struct parse_targets {
   std::vector<std::string> shapes;
   std::string bench_device = "all";
   std::string bench_route = "automatic";
+  std::string bench_from, bench_to, bench_variant = "automatic";
   // plan
   std::string plan_shape;
   std::string plan_device = "cpu";
   std::string plan_route = "automatic";
+  std::string plan_from, plan_to, plan_variant = "automatic";
 };
+
+/// --from, --to and --variant of a layout conversion (bench's custom cases, plan).
+void add_layout_options(CLI::App& app, std::string& from, std::string& to, std::string& variant) {
+  app.add_option("--from", from,
+                 "a layout conversion of RxC = structures x fields of --elem bytes, from LAYOUT")
+      ->option_text("aos|soa|asta:T")
+      ->check(layout_validator);
+  app.add_option("--to", to, "the conversion's target layout (with --from)")
+      ->option_text("aos|soa|asta:T")
+      ->check(layout_validator);
+  app.add_option("--variant", variant,
+                 "the conversion's GPU kernels: automatic (default), barrier_sync, pttwac, chains, "
+                 "through_scratch")
+      ->option_text("NAME")
+      ->check(variant_validator);
+}
+
+/// Sets `layout`, `from`, `to`, `variant` from the parsed texts; throws usage_error when only one
+/// of --from and --to is given, or --variant without them.
+void finish_layout_options(const char* command, const std::string& from_text,
+                           const std::string& to_text, const std::string& variant_text,
+                           bool& layout, xpose::layout& from, xpose::layout& to,
+                           xpose::layout_variant& variant) {
+  if (from_text.empty() != to_text.empty())
+    throw usage_error(std::string(command) + ": a layout conversion needs both --from and --to");
+  variant = *xpose::layout_variant_from_string(variant_text);
+  if (from_text.empty()) {
+    if (variant != xpose::layout_variant::automatic)
+      throw usage_error(std::string(command) + ": --variant applies to --from/--to conversions");
+    return;
+  }
+  layout = true;
+  read_layout(from_text, from);
+  read_layout(to_text, to);
+}
 
 void add_bench_options(CLI::App& bench, bench_options& options, parse_targets& targets) {
   bench.add_option("--device", targets.bench_device, "devices to measure (default: all present)")
@@ -173,8 +228,10 @@ void add_bench_options(CLI::App& bench, bench_options& options, parse_targets& t
       ->check(integer_in(0, 4096));
   bench
       .add_option("--group", options.group,
-                  "run only the default cases whose group contains TEXT (e.g. 'in-place')")
+                  "run only the default cases whose group contains TEXT (e.g. 'in-place'); "
+                  "'cuda layout 100x rows' runs only when named so")
       ->option_text("TEXT");
+  add_layout_options(bench, targets.bench_from, targets.bench_to, targets.bench_variant);
   bench.add_flag("--quick", options.quick, "small shapes, caches not evicted (seconds; for tests)");
   bench.add_flag("--json", options.json, "machine-readable rows on stdout instead of the table");
   bench.add_option("--json-file", options.json_file, "also write the JSON rows to PATH")
@@ -211,9 +268,29 @@ void add_plan_options(CLI::App& plan, plan_command_options& options, parse_targe
   plan.add_option("--wisdom", options.wisdom_file,
                   "wisdom file: read before planning when it exists, written after")
       ->option_text("PATH");
+  add_layout_options(plan, targets.plan_from, targets.plan_to, targets.plan_variant);
 }
 
 }  // namespace
+
+std::string read_layout(std::string_view text, xpose::layout& l) {
+  if (text == "aos") {
+    l = xpose::layout::aos();
+    return "";
+  }
+  if (text == "soa") {
+    l = xpose::layout::soa();
+    return "";
+  }
+  std::string_view tile;
+  if (text.substr(0, 5) == "asta:") tile = text.substr(5);
+  if (text.substr(0, 5) == "asta(" && text.size() > 6 && text.back() == ')')
+    tile = text.substr(5, text.size() - 6);
+  const auto t = parse_integer(tile, 1, max_dimension);
+  if (!t) return "a layout is aos, soa or asta:T with T >= 1, got '" + std::string(text) + "'";
+  l = xpose::layout::asta(*t);
+  return "";
+}
 
 command_line parse_command_line(int argc, const char* const* argv) {
   command_line parsed;
@@ -297,12 +374,20 @@ command_line parse_command_line(int argc, const char* const* argv) {
     parsed.plan.shape = to_shape(targets.plan_shape);
     parsed.plan.target = targets.plan_device == "cuda" ? xpose::device::cuda : xpose::device::cpu;
     parsed.plan.route = to_route(targets.plan_route);
+    finish_layout_options("plan", targets.plan_from, targets.plan_to, targets.plan_variant,
+                          parsed.plan.layout, parsed.plan.from, parsed.plan.to,
+                          parsed.plan.variant);
     return parsed;
   }
   parsed.what = command_line::command::bench;
   parsed.bench.devices = to_device_selection(targets.bench_device);
   parsed.bench.route = to_route(targets.bench_route);
   for (const std::string& text : targets.shapes) parsed.bench.shapes.push_back(to_shape(text));
+  finish_layout_options("bench", targets.bench_from, targets.bench_to, targets.bench_variant,
+                        parsed.bench.layout, parsed.bench.from, parsed.bench.to,
+                        parsed.bench.variant);
+  if (parsed.bench.layout && parsed.bench.shapes.empty())
+    throw usage_error("bench: --from/--to apply to custom cases: give --shape STRUCTSxFIELDS");
   return parsed;
 }
 

@@ -7,8 +7,10 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include <xpose/layout.hpp>
 #include <xpose/xpose.hpp>
 
 #include "transpose_options.hpp"
@@ -40,6 +42,10 @@ struct bench_options {
   int threads = 0;  ///< 0 = OpenMP default
   bool quick = false;
   std::string group;  ///< run only the default cases whose group contains this text
+  /// Custom cases are layout conversions (--from, --to, --variant) of RxC = structures x fields.
+  bool layout = false;
+  xpose::layout from, to;
+  xpose::layout_variant variant = xpose::layout_variant::automatic;
 };
 
 struct plan_command_options {
@@ -51,6 +57,10 @@ struct plan_command_options {
   int threads = 0;
   bool measure = false;     ///< in place: time the routes on a matrix of random bytes
   std::string wisdom_file;  ///< read before planning (when it exists), written after
+  /// A layout conversion (--from, --to, --variant) of RxC = structures x fields instead.
+  bool layout = false;
+  xpose::layout from, to;
+  xpose::layout_variant variant = xpose::layout_variant::automatic;
 };
 
 struct command_line {
@@ -60,6 +70,9 @@ struct command_line {
   transpose_command_options transpose;
   std::string help_text;  ///< command::help: the help of the command asked about
 };
+
+/// "aos", "soa", "asta:T" or "asta(T)" (T >= 1); "" and the layout in `l`, or what is wrong.
+std::string read_layout(std::string_view text, xpose::layout& l);
 
 /// Parses argv; throws usage_error with a message that names the offending argument.
 command_line parse_command_line(int argc, const char* const* argv);

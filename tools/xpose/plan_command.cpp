@@ -1,5 +1,6 @@
 // xpose plan: prints a plan's description; --measure times the routes on a matrix of random
-// bytes where the data would live; --wisdom reads and writes the wisdom file.
+// bytes where the data would live; --wisdom reads and writes the wisdom file. With --from and
+// --to, prints the route of an in-place layout conversion of R structures of C fields instead.
 #include <cstdio>
 #include <fstream>
 #include <random>
@@ -9,6 +10,7 @@
 #include <vector>
 
 #include "commands.hpp"
+#include "xpose/layout.hpp"
 
 #ifdef XPOSE_HAVE_CUDA
 #include <cuda_runtime.h>
@@ -53,6 +55,20 @@ xpose::plan measured_plan(const xpose::matrix_desc& desc, const xpose::plan_opti
 }  // namespace
 
 int run_plan_command(const plan_command_options& options) {
+  if (options.layout) {
+    if (options.measure || !options.wisdom_file.empty() || !options.in_place ||
+        options.route != xpose::route::automatic)
+      throw std::runtime_error(
+          "--from/--to: a layout conversion takes --elem, --device, --threads and --variant only");
+    xpose::plan_options plan_options;
+    plan_options.target = options.target;
+    plan_options.threads = options.threads;
+    const xpose::layout_conversion conversion =
+        xpose::plan_layout_conversion({options.shape.rows, options.shape.cols, options.elem_size},
+                                      options.from, options.to, plan_options, options.variant);
+    std::printf("%s", conversion.describe().c_str());
+    return 0;
+  }
   xpose::matrix_desc desc;
   desc.rows = options.shape.rows;
   desc.cols = options.shape.cols;

@@ -9,6 +9,7 @@
 
 #include <unistd.h>
 #include <nlohmann/json.hpp>
+#include <xpose/layout.hpp>
 
 // XPOSE_GIT_COMMIT: the commit the tool is built from (cmake/git_commit.cmake, at every build).
 #include "git_commit.hpp"
@@ -31,7 +32,17 @@ std::string shape_label(const bench_case& c) {
          "x" + std::to_string(c.cols);
 }
 
+/// "aos>asta(32)", for the table's route column.
+std::string conversion_label(const bench_case& c) {
+  return xpose::to_string(c.from) + ">" + xpose::to_string(c.to);
+}
+
 std::string route_label(const bench_row& row) {
+  if (row.spec.layout)
+    return conversion_label(row.spec) + " " +
+           (row.spec.variant == xpose::layout_variant::automatic
+                ? std::string("auto")
+                : std::string(xpose::to_string(row.spec.variant)));
   if (row.spec.route != xpose::route::automatic)
     return std::string(xpose::to_string(row.spec.route));
   return "auto:" + (row.chosen_route.empty() ? std::string("?") : row.chosen_route);
@@ -174,6 +185,9 @@ void write_report(std::FILE* out, const nlohmann::ordered_json& report) {
 }  // namespace
 
 std::string case_label(const bench_case& c) {
+  if (c.layout)
+    return "layout " + conversion_label(c) + " " + shape_label(c) + " " + elem_label(c.elem_size) +
+           " " + std::string(xpose::to_string(c.variant));
   return std::string(c.in_place ? "in-place " : "copy ") + shape_label(c) + " " +
          elem_label(c.elem_size) + " " + std::string(xpose::to_string(c.route));
 }
@@ -219,8 +233,11 @@ void print_table(std::FILE* out, const std::vector<device_info>& devices,
     const bench_row& row = rows[i];
     const bool measured = ran(row);
     std::fprintf(out, header_format, std::string(xpose::to_string(row.spec.target)).c_str(),
-                 row.spec.in_place ? "in-place" : "copy", route_label(row).c_str(),
-                 shape_label(row.spec).c_str(), std::to_string(row.spec.elem_size).c_str(),
+                 row.spec.layout     ? "layout"
+                 : row.spec.in_place ? "in-place"
+                                     : "copy",
+                 route_label(row).c_str(), shape_label(row.spec).c_str(),
+                 std::to_string(row.spec.elem_size).c_str(),
                  number(measured ? row.measured.median_ms : no_value, "%.4g").c_str(),
                  number(measured ? row.measured.gb_per_s : no_value, "%.2f").c_str(),
                  number(row.copy.gb_per_s > 0 ? row.copy.gb_per_s : no_value, "%.2f").c_str(),
@@ -231,6 +248,8 @@ void print_table(std::FILE* out, const std::vector<device_info>& devices,
     if (measured && row.spec.in_place && row.copy.gb_per_s > 0)
       std::fprintf(out, "    passes: predicted %.2f, measured %.2f (time / copy time)\n",
                    row.predicted_passes, row.copy.gb_per_s / row.measured.gb_per_s);
+    if (row.spec.layout && !row.chosen_route.empty())
+      std::fprintf(out, "    steps: %s\n", row.chosen_route.c_str());
     for (const stage_time& st : row.stages)
       std::fprintf(out, "    stage %-10s %9s ms %6s x copy\n", st.label.c_str(),
                    number(st.measured.median_ms, "%.4g").c_str(),
@@ -270,6 +289,12 @@ void print_json(std::FILE* out, const std::vector<device_info>& devices,
     row["in_place"] = r.spec.in_place;
     row["route"] = std::string(xpose::to_string(r.spec.route));
     row["chosen_route"] = r.chosen_route;
+    // Layout conversions: rows structures of cols fields of elem_size bytes; chosen_route lists
+    // the steps and their GPU kernels.
+    row["layout_from"] = r.spec.layout ? json(xpose::to_string(r.spec.from)) : json(nullptr);
+    row["layout_to"] = r.spec.layout ? json(xpose::to_string(r.spec.to)) : json(nullptr);
+    row["layout_variant"] =
+        r.spec.layout ? json(std::string(xpose::to_string(r.spec.variant))) : json(nullptr);
     row["rows"] = r.spec.rows;
     row["cols"] = r.spec.cols;
     row["batch"] = r.spec.batch;
