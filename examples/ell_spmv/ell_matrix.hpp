@@ -3,9 +3,11 @@
 #pragma once
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstdint>
 #include <random>
+#include <thread>
 #include <vector>
 
 namespace ell {
@@ -24,24 +26,36 @@ struct matrix {
 };
 
 /// Random values in [-1, 1); columns within 2048 of the diagonal, as in the banded matrices of
-/// Table 1, so that x stays in cache.
+/// Table 1, so that x stays in cache. Blocks of rows are drawn on all cores, each from its own
+/// generator: the matrix depends on the seed only.
 inline matrix make_matrix(std::int64_t rows, int width, std::uint64_t seed) {
+  constexpr std::int64_t block_rows = 4096;
   matrix m;
   m.rows = rows;
   m.width = width;
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<float> value(-1.0f, 1.0f);
-  std::uniform_int_distribution<std::int64_t> offset(-2048, 2048);
   m.values.resize(static_cast<std::size_t>(rows * width));
   m.columns.resize(m.values.size());
   m.x.resize(static_cast<std::size_t>(rows));
-  for (std::int64_t i = 0; i < rows; ++i)
-    for (int k = 0; k < width; ++k) {
-      m.values[i * width + k] = value(rng);
-      m.columns[i * width + k] =
-          static_cast<std::int32_t>(std::clamp<std::int64_t>(i + offset(rng), 0, rows - 1));
+  const std::int64_t blocks = (rows + block_rows - 1) / block_rows;
+  std::atomic<std::int64_t> next{0};
+  const auto draw_blocks = [&] {
+    std::uniform_real_distribution<float> value(-1.0f, 1.0f);
+    std::uniform_int_distribution<std::int64_t> offset(-2048, 2048);
+    for (std::int64_t b = next++; b < blocks; b = next++) {
+      std::mt19937_64 rng(seed * 0x9e3779b97f4a7c15ull + static_cast<std::uint64_t>(b));
+      for (std::int64_t i = b * block_rows; i < std::min(rows, (b + 1) * block_rows); ++i) {
+        for (int k = 0; k < width; ++k) {
+          m.values[i * width + k] = value(rng);
+          m.columns[i * width + k] =
+              static_cast<std::int32_t>(std::clamp<std::int64_t>(i + offset(rng), 0, rows - 1));
+        }
+        m.x[i] = value(rng);
+      }
     }
-  for (float& v : m.x) v = value(rng);
+  };
+  std::vector<std::thread> threads(std::max(1u, std::thread::hardware_concurrency()));
+  for (auto& t : threads) t = std::thread(draw_blocks);
+  for (auto& t : threads) t.join();
   return m;
 }
 

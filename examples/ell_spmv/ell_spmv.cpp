@@ -5,9 +5,10 @@
 // "transposed ELL" of GPU codes is its SoA, and the tiled transposed ELL its ASTA. One kernel
 // template serves every layout through the views. The marshaling is timed as an in-place
 // conversion of both arrays from AoS, and the break-even is the number of products after which
-// converting and then multiplying beats multiplying in AoS (Figure 6's question).
+// converting and then multiplying beats multiplying in AoS (Figure 6's question). --csv FILE writes
+// the rows in ell_spmv_gpu's format (copy_s: a memcpy of both arrays) for plot_figure6.py.
 //
-// Usage: ell_spmv [--rows-scale K] [--reps R]   (K multiplies the Table 1 row counts; default 1)
+// Usage: ell_spmv [--rows-scale K] [--reps R] [--csv FILE]   (K multiplies the Table 1 row counts)
 #include <omp.h>
 
 #include <algorithm>
@@ -97,11 +98,18 @@ struct views {
 };
 
 template <int W>
-void run_matrix(std::int64_t n, int reps, std::uint64_t seed) {
+void run_matrix(std::int64_t n, int reps, std::uint64_t seed, std::FILE* csv) {
   ell::matrix m = ell::make_matrix(n, W, seed);
   std::vector<float>& values = m.values;
   std::vector<std::int32_t>& columns = m.columns;
   const std::vector<float>& x = m.x;
+  // Both arrays copied, the unit of the marshaling's cost.
+  std::vector<float> value_copy(values.size());
+  std::vector<std::int32_t> column_copy(columns.size());
+  const double copy_s = median_seconds(5, [&] {
+    std::memcpy(value_copy.data(), values.data(), values.size() * sizeof(float));
+    std::memcpy(column_copy.data(), columns.data(), columns.size() * sizeof(std::int32_t));
+  });
 
   const result aos = run_layout<views<W>::template aos>(values, columns, x, n, W, reps);
   const auto report = [&](const char* name, const result& r) {
@@ -116,6 +124,11 @@ void run_matrix(std::int64_t n, int reps, std::uint64_t seed) {
     else
       std::printf("%10s", "never");
     std::printf("  %s\n", same ? "ok" : "MISMATCH");
+    const bool marshaled = &r != &aos;
+    if (csv)
+      std::fprintf(csv, "%lld,%d,%s,%.9g,%.9g,%.9g,%.9g\n", static_cast<long long>(n), W, name,
+                   r.kernel_s, marshaled ? r.marshal_s : 0.0, copy_s,
+                   marshaled && saved > 0 ? r.marshal_s / saved : -1.0);
   };
   report("aos", aos);
   report("soa", run_layout<views<W>::template soa>(values, columns, x, n, W, reps));
@@ -129,21 +142,25 @@ void run_matrix(std::int64_t n, int reps, std::uint64_t seed) {
 int main(int argc, char** argv) {
   std::int64_t scale = 1;
   int reps = 7;
+  std::FILE* csv = nullptr;
   for (int a = 1; a + 1 < argc; a += 2) {
     if (std::strcmp(argv[a], "--rows-scale") == 0) scale = std::atoll(argv[a + 1]);
     if (std::strcmp(argv[a], "--reps") == 0) reps = std::atoi(argv[a + 1]);
+    if (std::strcmp(argv[a], "--csv") == 0) csv = std::fopen(argv[a + 1], "w");
   }
+  if (csv) std::fprintf(csv, "rows,width,layout,kernel_s,marshal_s,copy_s,break_even\n");
   std::printf(
       "ELL SpMV on the CPU, %d threads; times in ms, speedup over aos, break-even in "
       "products\n",
       omp_get_max_threads());
   std::printf("%8s %4s  %-9s %9s %8s %10s   %10s\n", "rows", "W", "layout", "kernel", "speedup",
               "marshal", "break-even");
-  run_matrix<40>(ell::table1_rows[0] * scale, reps, 1);
-  run_matrix<62>(ell::table1_rows[1] * scale, reps, 2);
-  run_matrix<197>(ell::table1_rows[2] * scale, reps, 3);
-  run_matrix<215>(ell::table1_rows[3] * scale, reps, 4);
-  run_matrix<59>(ell::table1_rows[4] * scale, reps, 5);
-  run_matrix<39>(ell::table1_rows[5] * scale, reps, 6);
+  run_matrix<40>(ell::table1_rows[0] * scale, reps, 1, csv);
+  run_matrix<62>(ell::table1_rows[1] * scale, reps, 2, csv);
+  run_matrix<197>(ell::table1_rows[2] * scale, reps, 3, csv);
+  run_matrix<215>(ell::table1_rows[3] * scale, reps, 4, csv);
+  run_matrix<59>(ell::table1_rows[4] * scale, reps, 5, csv);
+  run_matrix<39>(ell::table1_rows[5] * scale, reps, 6, csv);
+  if (csv) std::fclose(csv);
   return 0;
 }
