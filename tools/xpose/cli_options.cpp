@@ -308,7 +308,8 @@ command_line parse_command_line(int argc, const char* const* argv) {
   bench->set_help_flag("-h,--help", "print this help and exit");
   bench->footer(
       "Custom cases (--shape) take --batch, --elem, --route and --inplace or --copy (the last\n"
-      "one given counts); a batch of B matrices of R x C shows as BxRxC.\n"
+      "one given counts); a batch of B matrices of R x C shows as BxRxC. With --from and --to\n"
+      "they are in-place layout conversions of R structures of C fields (--elem bytes each).\n"
       "GB/s counts 2 x matrix bytes / median time; 'xcopy' is that over a memcpy (CPU) or a\n"
       "device-to-device cudaMemcpyAsync (GPU) of the same bytes measured in the same run.\n"
       "The exit status is non-zero if any result is wrong or any case fails.\n\n" +
