@@ -7,17 +7,24 @@
 # ell_spmv_gpu on the Table 1 sizes and with --rows-scale 100 (CSV rows for
 # examples/ell_spmv/plot_figure6.py, plotted here when matplotlib is present). Everything goes
 # under $OUT (default ./device-out); a short table is printed last. About 3-4 minutes on an H200.
-#   usage: scripts/device_layout_check.sh [build-dir] [example-build-dir]
+#   usage: scripts/device_layout_check.sh [build-dir | BINARIES.tgz] [example-build-dir]
 #          (defaults build-layout and build-layout-example; REPS=N timed runs per bench row,
-#          default 5)
+#          default 5). A .tgz holds the three binaries by their paths from the repository root
+#          and is unpacked there first: they take about 70 MB, 33 MB packed.
 # Build here (see docs/layouts.md):
 #   cmake -S . -B build-layout -DCMAKE_CUDA_ARCHITECTURES=90 -DCMAKE_BUILD_TYPE=Release
 #   cmake --build build-layout -j --target xpose_gpu_tests xpose_cli
 #   cmake -S examples/ell_spmv -B build-layout-example -DCMAKE_CUDA_ARCHITECTURES=90
 #   cmake --build build-layout-example -j --target ell_spmv_gpu
+#   mkdir -p build-carry && tar -czf build-carry/layout-bins.tgz build-layout/tests/xpose_gpu_tests \
+#     build-layout/tools/xpose/xpose build-layout-example/ell_spmv_gpu
 set -uo pipefail
 cd "$(dirname "$0")/.."
 BUILD=${1:-build-layout}
+if [[ $BUILD == *.tgz ]]; then
+  tar -xzf "$BUILD" || echo "== cannot unpack $BUILD"
+  BUILD=build-layout
+fi
 EXAMPLE=${2:-build-layout-example}
 REPS=${REPS:-5}
 OUT=${OUT:-$PWD/device-out}
@@ -53,7 +60,7 @@ done
 # 3. The bench: Table 1 arrays and 100 x their rows.
 timeout 240 "$XPOSE" bench --device cuda --group 'cuda layout' --reps "$REPS" \
   --json-file "$OUT/layout_bench.json" >"$OUT/layout_bench.log" 2>"$OUT/layout_bench.progress"
-note "xpose bench --group 'cuda layout': rc $? ($(grep -c '' "$OUT/layout_bench.progress") cases)"
+note "xpose bench --group 'cuda layout': rc $? ($(grep -c '^\[' "$OUT/layout_bench.progress") cases started)"
 
 # 4. ELL SpMV in every layout (the DL paper's Figure 6).
 timeout 60 "$ELL" --csv "$OUT/ell_spmv_gpu.csv" >"$OUT/ell_spmv_gpu.txt" 2>&1
