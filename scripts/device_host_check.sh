@@ -48,7 +48,7 @@ fi
 if [[ " $PARTS " == *" file "* ]]; then
   start=$SECONDS
   cols=40000
-  rows=$((FILE_GIB * 1024 * 1024 * 1024 / 8 / cols))
+  rows=$((FILE_GIB * 1024 * 1024 * 1024 / 8 / cols / 256 * 256))  # factors for the blocked route
   file="$FILE_DIR/xpose-host-check-$$.npy"
   # Half the file, and no less than 1 GiB: the CUDA libraries the CLI links take ~0.6 GiB of
   # address space just to load.
