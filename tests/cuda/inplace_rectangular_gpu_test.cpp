@@ -57,6 +57,9 @@ TEST(GpuInplaceRectangular, SmallSanitizerShapes) {
   check_inplace(45, 33, 4, route::row_column, 5);  // gcd 3: all three phases
   check_inplace(23, 19, 12, route::row_column, 6);
   check_inplace(3, 1301, 4, route::row_column, 7);  // more rows than columns in a tile: wraps
+  // Column blocks held by clusters of 2 and 4 blocks (sm_90), gcd 3 and 1.
+  check_inplace(1500, 1002, 4, route::row_column, 8);
+  check_inplace(2000, 333, 8, route::row_column, 9);
 }
 
 TEST(GpuInplaceRectangular, EveryShapeUpTo40Automatic) {

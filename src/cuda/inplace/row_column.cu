@@ -6,7 +6,11 @@
 #include <algorithm>
 #include <cstdint>
 #include <limits>
+#include <map>
+#include <mutex>
+#include <optional>
 #include <string>
+#include <tuple>
 
 #include "cuda/backend/cuda_check.hpp"
 #include "cuda/backend/occupancy.hpp"
@@ -59,6 +63,113 @@ std::int64_t column_group(const stage& s) {
       static_cast<std::int64_t>(row_column_scratch_max_bytes / block_bytes), 1,
       std::min<std::int64_t>(65535, ceil_div(s.cols, row_column_block_cols(s))));
 }
+
+// ---- column phases on clusters -----------------------------------------------------------------
+
+/// Shared memory one block of a cluster aims at: two blocks per SM, so that one's loads overlap
+/// the other's writes.
+constexpr std::size_t cluster_block_target_bytes = 112 * 1024;
+
+/// The widest cluster the kernel asks for (16 is beyond the portable 8: sm_90 allows it).
+constexpr int cluster_max_ranks = 16;
+
+/// Whether the current device runs thread-block clusters (sm_90 and later), asked once per device.
+bool device_has_clusters() {
+  static std::mutex asking;
+  static std::map<int, bool> answers;
+  int device = 0;
+  check_cuda(cudaGetDevice(&device), "row_column: cudaGetDevice");
+  const std::lock_guard<std::mutex> lock(asking);
+  const auto found = answers.find(device);
+  if (found != answers.end()) return found->second;
+  int major = 0;
+  check_cuda(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device),
+             "row_column: cudaDeviceGetAttribute");
+  return answers[device] = major >= 9;
+}
+
+/// Raises the kernel's limits for `shape`: its dynamic shared memory, and clusters of more than 8
+/// blocks.
+template <class Kernel>
+void allow_cluster_kernel(Kernel kernel, const cluster_shape& shape) {
+  allow_dynamic_shared(kernel, static_cast<int>(shape.shared_bytes), "column_cluster_kernel");
+  prefer_shared_memory(kernel, "column_cluster_kernel");
+  if (shape.ranks > 8)
+    check_cuda(cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1),
+               "column_cluster_kernel: cudaFuncSetAttribute");
+}
+
+/// Whether clusters of `shape` fit on the current device at all (the runtime's occupancy answer
+/// for the 16-byte word's kernel; the kernels of every word size take about as many registers per
+/// block), asked once per shape.
+bool clusters_fit(const cluster_shape& shape) {
+  static std::mutex asking;
+  static std::map<std::tuple<int, int, std::size_t>, bool> answers;
+  int device = 0;
+  check_cuda(cudaGetDevice(&device), "row_column: cudaGetDevice");
+  const std::lock_guard<std::mutex> lock(asking);
+  const auto key = std::make_tuple(device, shape.ranks, shape.shared_bytes);
+  const auto found = answers.find(key);
+  if (found != answers.end()) return found->second;
+  const auto kernel = row_column::column_cluster_kernel<16>;
+  int allowed = 0;
+  check_cuda(cudaDeviceGetAttribute(&allowed, cudaDevAttrMaxSharedMemoryPerBlockOptin, device),
+             "row_column: cudaDeviceGetAttribute");
+  bool fits = shape.shared_bytes <= static_cast<std::size_t>(allowed);
+  if (fits) {
+    allow_cluster_kernel(kernel, shape);
+    cudaLaunchConfig_t config{};
+    config.gridDim = dim3(static_cast<unsigned>(shape.ranks));
+    config.blockDim = dim3(row_column::cluster_threads<16>);
+    config.dynamicSmemBytes = shape.shared_bytes;
+    cudaLaunchAttribute cluster{};
+    cluster.id = cudaLaunchAttributeClusterDimension;
+    cluster.val.clusterDim.x = static_cast<unsigned>(shape.ranks);
+    cluster.val.clusterDim.y = 1;
+    cluster.val.clusterDim.z = 1;
+    config.attrs = &cluster;
+    config.numAttrs = 1;
+    int clusters = 0;
+    fits =
+        cudaOccupancyMaxActiveClusters(&clusters, kernel, &config) == cudaSuccess && clusters > 0;
+    (void)cudaGetLastError();  // an unsupported shape is an answer, not a sticky error
+  }
+  return answers[key] = fits;
+}
+
+}  // namespace
+
+std::optional<cluster_shape> cluster_columns(const stage& s) {
+  if (s.kind != stage_kind::row_column_pre_rotate &&
+      s.kind != stage_kind::row_column_column_shuffle)
+    return std::nullopt;
+  if (!device_has_clusters()) return std::nullopt;
+  const auto e = static_cast<std::int64_t>(s.super_bytes);
+  // The widest segment whose blocks stay within the target; else the widest that fits at all
+  // (H200: 64-byte segments at 80 KiB a block beat 128-byte ones at 160 KiB, 0.36-0.38 x copy
+  // against 0.28-0.33 on 16413 x 14613 and 20000 x 5000).
+  std::optional<cluster_shape> fallback;
+  for (const std::int64_t segment : {128, 64, 32}) {
+    cluster_shape shape;
+    shape.block_cols = std::clamp<std::int64_t>(segment / e, 1, s.cols);
+    const auto segment_bytes = static_cast<std::size_t>(shape.block_cols * e);
+    // The fewest blocks whose share stays near the target; the widest cluster when none does.
+    for (int ranks = 1; ranks <= cluster_max_ranks; ranks *= 2) {
+      shape.ranks = ranks;
+      shape.rows_per_block = static_cast<std::uint32_t>(ceil_div(s.rows, ranks));
+      shape.shared_bytes = shape.rows_per_block * segment_bytes;
+      if (shape.shared_bytes <= cluster_block_target_bytes) break;
+    }
+    if (clusters_fit(shape)) {
+      if (shape.shared_bytes <= cluster_block_target_bytes) return shape;
+      if (!fallback) fallback = shape;
+    }
+    if (segment_bytes <= 32 || shape.block_cols == 1) break;
+  }
+  return fallback;
+}
+
+namespace {
 
 void validate(const stage& s) {
   if (!is_row_column_stage(s)) refuse("stage is not a row_column phase");
@@ -120,8 +231,58 @@ void launch_row_shuffle_words(unsigned char* data, const stage& s, void* scratch
 
 // ---- column phases -----------------------------------------------------------------------------
 
+/// Fills the rotation terms of `a` for phase `s`, column blocks of `block_cols` columns.
+void set_column_terms(row_column::column_args& a, const stage& s, std::int64_t block_cols, int w) {
+  const row_column_math math(s.rows, s.cols);
+  a.m = s.rows;
+  a.n = s.cols;
+  a.k = static_cast<std::uint32_t>(s.super_bytes / w);
+  a.block_cols = static_cast<std::uint32_t>(block_cols);
+  a.segment_words = a.block_cols * a.k;
+  a.shuffle = s.kind == stage_kind::row_column_column_shuffle;
+  a.b = math.b();
+  a.by_k = row_column::fast_divmod(a.k);
+  a.by_a = row_column::fast_divmod(static_cast<std::uint32_t>(math.a()));
+  a.by_m = row_column::wide_divmod(s.rows);
+}
+
+template <int W>
+void launch_columns_on_clusters(unsigned char* data, const stage& s, const cluster_shape& shape,
+                                cudaStream_t stream) {
+  row_column::cluster_args c;
+  set_column_terms(c.columns, s, shape.block_cols, W);
+  c.rows_per_block = shape.rows_per_block;
+  c.by_rows = row_column::fast_divmod(shape.rows_per_block);
+  const auto kernel = row_column::column_cluster_kernel<W>;
+  allow_cluster_kernel(kernel, shape);
+  const std::int64_t blocks = ceil_div(s.cols, shape.block_cols);
+  const std::int64_t group = (std::int64_t{1} << 30) / shape.ranks;
+  for (std::int64_t first = 0; first < blocks; first += group) {
+    c.columns.first_block = first;
+    const auto count = static_cast<unsigned>(std::min(group, blocks - first));
+    cudaLaunchConfig_t config{};
+    config.gridDim = dim3(count * static_cast<unsigned>(shape.ranks));
+    config.blockDim = dim3(row_column::cluster_threads<W>);
+    config.dynamicSmemBytes = shape.shared_bytes;
+    config.stream = stream;
+    cudaLaunchAttribute cluster{};
+    cluster.id = cudaLaunchAttributeClusterDimension;
+    cluster.val.clusterDim.x = static_cast<unsigned>(shape.ranks);
+    cluster.val.clusterDim.y = 1;
+    cluster.val.clusterDim.z = 1;
+    config.attrs = &cluster;
+    config.numAttrs = 1;
+    check_cuda(cudaLaunchKernelEx(&config, kernel, data, c), "column_cluster_kernel");
+    check_launch("column_cluster_kernel");
+  }
+}
+
 template <int W>
 void launch_columns_words(unsigned char* data, const stage& s, void* scratch, cudaStream_t stream) {
+  if (const auto shape = cluster_columns(s)) {
+    launch_columns_on_clusters<W>(data, s, *shape, stream);
+    return;
+  }
   if (scratch == nullptr) refuse("the column phases need a scratch");
   const row_column_math math(s.rows, s.cols);
   row_column::column_args a;
@@ -228,6 +389,7 @@ std::int64_t row_column_block_cols(const stage& s) {
 std::size_t row_column_scratch_bytes(const stage& s) {
   if (s.kind == stage_kind::row_column_row_shuffle)
     return row_on_chip(s) ? 0 : static_cast<std::size_t>(row_group(s) * s.cols) * s.super_bytes;
+  if (cluster_columns(s)) return 0;
   return static_cast<std::size_t>(column_group(s) * s.rows * row_column_block_cols(s)) *
          s.super_bytes;
 }
@@ -241,6 +403,12 @@ double row_column_stage_passes(const stage& s) {
   if (s.kind == stage_kind::row_column_row_shuffle) {
     if (!row_on_chip(s)) return 5.5;
     return e % 8 == 0 ? 1.25 : e % 4 == 0 ? 1.5 : e % 2 == 0 ? 2.1 : 3.2;
+  }
+  if (cluster_columns(s)) {
+    // column_cluster_kernel, H200 (xpose_inplace_stages, 26-960 MB): 4-byte elements 0.32-0.43 x
+    // copy (the lower end for columns of 16000 rows or more), 8 0.50-0.53, 16 0.41, 2 0.29-0.30,
+    // 1 0.15; the pre-rotation alike.
+    return e % 16 == 0 ? 2.4 : e % 8 == 0 ? 2.0 : e % 4 == 0 ? 2.6 : e % 2 == 0 ? 3.4 : 6.5;
   }
   // A row segment of a column block shorter than a 32-byte sector wastes the rest of it.
   const double segment = static_cast<double>(row_column_block_cols(s) * e);
@@ -259,6 +427,12 @@ std::string row_column_kernel_text(const stage& s) {
                             "written back"
                           : "row_shuffle_kernel: groups of " + std::to_string(row_group(s)) +
                                 " rows scattered into a scratch, then copied back";
+  if (const auto shape = cluster_columns(s))
+    return "column_cluster_kernel: each block of " + std::to_string(shape->block_cols) +
+           " columns held by a cluster of " + std::to_string(shape->ranks) + " blocks (" +
+           std::to_string(shape->shared_bytes / 1024) +
+           " KiB of shared memory each), rotated on the way in, written back once" +
+           (s.kind == stage_kind::row_column_column_shuffle ? " with the rows permuted" : "");
   return "column_rotate_kernel + column_gather_kernel: groups of " +
          std::to_string(column_group(s)) + " column blocks of " +
          std::to_string(row_column_block_cols(s)) +

@@ -4,16 +4,22 @@
 // of the dimensions, for two primes among others. Kernels in row_column_kernel.cuh.
 //  - row shuffle: rows of up to row_on_chip_max_bytes are permuted in shared memory, one pass;
 //    longer rows through a scratch of whole rows, copied back.
-//  - pre-rotation and column shuffle: groups of column blocks (128-byte row segments where the
-//    scratch allows) rotated out of place into the scratch by skewed tiles in shared memory, then
-//    copied back, the column shuffle's row permutation applied by that copy: two passes.
+//  - pre-rotation and column shuffle, on sm_90: one pass. Each column block (128-, 64- or 32-byte
+//    row segments) is held whole by a thread-block cluster of up to 16 blocks, rotated on its way
+//    into their shared memory and written back with the rows permuted, reading other blocks'
+//    shared memory where the permutation crosses them (cluster_columns says when it applies).
+//  - otherwise (before sm_90, or columns too tall for a cluster): groups of column blocks rotated
+//    out of place into a scratch by skewed tiles in shared memory, then copied back, the column
+//    shuffle's row permutation applied by that copy: two passes.
 // Any element size, any m, n < 2^31; the data pointer may have any alignment (words of the widest
-// power of two up to 16 dividing the element and the pointer). Workspace: a scratch only.
+// power of two up to 16 dividing the element and the pointer). Workspace: a scratch, or none.
 #pragma once
 
 #include <cuda_runtime.h>
 
 #include <cstddef>
+#include <cstdint>
+#include <optional>
 #include <string>
 
 #include "plan/plan_data.hpp"
@@ -25,6 +31,20 @@ constexpr std::size_t row_on_chip_max_bytes = 192 * 1024;
 /// The scratch of the column phases and of the row shuffle of long rows, at most (at least one
 /// column block of one element's width, or one row).
 constexpr std::size_t row_column_scratch_max_bytes = std::size_t{24} << 20;
+
+/// How column_cluster_kernel takes a column phase: column blocks of block_cols columns, each held
+/// by a cluster of `ranks` blocks of rows_per_block rows (shared_bytes of shared memory each).
+struct cluster_shape {
+  int ranks = 1;
+  std::uint32_t rows_per_block = 1;
+  std::int64_t block_cols = 1;
+  std::size_t shared_bytes = 0;
+};
+
+/// The cluster shape that holds a column block of the column phase `s` in distributed shared
+/// memory (128-, 64- or 32-byte row segments, clusters of up to 16 blocks), or none: not a
+/// column phase, no clusters on the current device (before sm_90), or columns too tall.
+std::optional<cluster_shape> cluster_columns(const stage& s);
 
 /// Whether `s` is one of the row_column phases.
 bool is_row_column_stage(const stage& s);

@@ -31,9 +31,13 @@
 //   rows per thread in flight; where a scratch row is one 128-byte line (Discard), the line is
 //   dropped from L2 once read, so that it is never written back to DRAM.
 //
+// column_cluster_kernel (sm_90): a column phase in one pass, each column block held by a thread
+//   block cluster (its comment below).
+//
 // Assumes: m, n < 2^31, n * k < 2^32; the scratch holds the group; 64-bit global offsets.
 #pragma once
 
+#include <cooperative_groups.h>
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -50,6 +54,11 @@ constexpr int row_unroll = 4;
 constexpr int column_threads = 256;
 /// Rows each thread of the column kernels has in flight (loads issued before their stores).
 constexpr int column_unroll = 8;
+/// Threads of a block of column_cluster_kernel<W>: fewer for 16-byte words, whose registers
+/// would otherwise spill at two blocks an SM (H200: 384 threads 0.41 x copy on 4000 x 13001
+/// against 0.34 with 512 at one block an SM).
+template <int W>
+constexpr int cluster_threads = W == 16 ? 384 : 512;
 
 /// x mod d and floor(x / d) for 0 <= x < 2^52 and a divisor fixed at launch, through a
 /// double-precision reciprocal and a correction of at most one.
@@ -304,6 +313,167 @@ __global__ void __launch_bounds__(column_threads)
           asm volatile("discard.global.L2 [%0], 128;" ::"l"(from + sources[q] * pitch) : "memory");
 #endif
   }
+}
+
+/// A W-byte word at `address` in the shared-memory window of the cluster (any block's, sm_90).
+template <int W>
+__device__ __forceinline__ word_t<W> load_cluster_shared(std::uint32_t address) {
+  word_t<W> v{};
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  if constexpr (W == 16) {
+    asm volatile("ld.shared::cluster.v4.u32 {%0, %1, %2, %3}, [%4];"
+                 : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+                 : "r"(address)
+                 : "memory");
+  } else if constexpr (W == 8) {
+    asm volatile("ld.shared::cluster.v2.u32 {%0, %1}, [%2];"
+                 : "=r"(v.x), "=r"(v.y)
+                 : "r"(address)
+                 : "memory");
+  } else {
+    std::uint32_t x;
+    if constexpr (W == 4)
+      asm volatile("ld.shared::cluster.u32 %0, [%1];" : "=r"(x) : "r"(address) : "memory");
+    else if constexpr (W == 2)
+      asm volatile("ld.shared::cluster.u16 %0, [%1];" : "=r"(x) : "r"(address) : "memory");
+    else
+      asm volatile("ld.shared::cluster.u8 %0, [%1];" : "=r"(x) : "r"(address) : "memory");
+    v = static_cast<word_t<W>>(x);
+  }
+#else
+  (void)address;
+#endif
+  return v;
+}
+
+// ---- column phases in one pass through a thread-block cluster ---------------------------------
+
+/// A column block of the column kernels held whole in the distributed shared memory of a thread
+/// block cluster (sm_90): rank c of the cluster holds rotated rows [c R, c R + R) of the block.
+struct cluster_args {
+  column_args columns;               ///< the phase, the block width, the rotations
+  std::uint32_t rows_per_block = 1;  ///< R
+  fast_divmod by_rows;               ///< a rotated row -> the rank that holds it
+};
+
+/// column_cluster_kernel: the pre-rotation or the column shuffle of one column block per cluster,
+///   the block read once from memory and written once. Rotated row x holds, in column t of the
+///   block, source row (x + base + delta(t)) mod m. Rank c of the cluster:
+///   (1) loads the source rows (c R + base + j) mod m, j < rows + span - 1, whole row segments
+///       (coalesced, through registers, a few rows in flight per thread), each word t into its
+///       rotated row j - delta(t) when that row is one of the rank's own;
+///   (2) synchronizes the cluster;
+///   (3) writes its output rows r = c R + i: rotated row p = g(r) (column shuffle) or r
+///       (pre-rotation), a whole row segment read from the shared memory of rank floor(p / R),
+///       often another block's (distributed shared memory, contiguous reads);
+///   (4) synchronizes the cluster again, so that no block leaves while another still reads it.
+///   A row's index terms (its source row; the address of its rotated row) are computed by one
+///   lane for 32 rows at a time and handed to the warp by shuffles, so that a row costs the warp
+///   a few instructions. Loads go through registers rather than cp.async: compute-sanitizer's
+///   racecheck takes cp.async writes followed by a cluster barrier for races (a 20-line kernel
+///   reproduces it); in the same loop the two ran at the same speed. A row segment of at most 32
+///   words is covered by `pitch` lanes, 32 / pitch rows per warp instruction; a longer one by the
+///   whole warp in steps of 32 words. The skewed stores of (1) meet every bank once per warp
+///   where a segment is 32 words.
+template <int W>
+__global__ void __launch_bounds__(cluster_threads<W>, 2)
+    column_cluster_kernel(unsigned char* data, cluster_args c) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  namespace cg = cooperative_groups;
+  using word = word_t<W>;
+  constexpr int unroll = W >= 4 ? 4 : 2;  // rows in flight per thread
+  constexpr unsigned full = 0xffffffffu;
+  extern __shared__ __align__(16) unsigned char shared_bytes[];
+  word* tile = reinterpret_cast<word*>(shared_bytes);
+  const cg::cluster_group cluster = cg::this_cluster();
+  const column_args& a = c.columns;
+  // Rows, columns and tile rows are below 2^31 (row_column_limits): 32-bit, for the registers.
+  const auto m = static_cast<std::int32_t>(a.m);
+  const std::uint32_t rank = cluster.block_rank(), ranks = cluster.num_blocks();
+  const auto s0 = static_cast<std::int32_t>((a.first_block + blockIdx.x / ranks) * a.block_cols);
+  const std::int32_t width = static_cast<std::int32_t>(a.n) - s0 < std::int32_t(a.block_cols)
+                                 ? static_cast<std::int32_t>(a.n) - s0
+                                 : std::int32_t(a.block_cols);
+  const std::uint32_t words = static_cast<std::uint32_t>(width) * a.k;
+  const std::uint32_t pitch = a.segment_words;
+  // Lanes per row segment and rows per warp instruction.
+  const std::uint32_t lanes = pitch < 32 ? pitch : 32;
+  const std::uint32_t per_warp = 32 / lanes;
+  const std::uint32_t lane = threadIdx.x % 32, group = lane / lanes, lane_word = lane % lanes;
+  const bool lane_works = group < per_warp;
+  const std::int32_t warp = threadIdx.x / 32, warps = blockDim.x / 32;
+  const auto x0 = static_cast<std::int32_t>(rank * c.rows_per_block);
+  const std::int32_t rows =
+      m - x0 < std::int32_t(c.rows_per_block) ? m - x0 : std::int32_t(c.rows_per_block);
+  const block_rotation rot = rotation_of(a, s0, width);
+  word* const matrix = reinterpret_cast<word*>(data) + std::int64_t{s0} * a.k;
+  const std::int64_t row_words = a.n * a.k;
+  const std::int32_t sources = rows > 0 ? rows + static_cast<std::int32_t>(rot.span) - 1 : 0;
+  const auto first_source = static_cast<std::int32_t>((x0 + rot.base) % m);
+  for (std::int32_t batch = warp * 32; batch < sources; batch += warps * 32) {
+    // Lane l: source row j = batch + l.
+    std::int32_t source = first_source + batch + static_cast<std::int32_t>(lane);
+    while (source >= m) source -= m;  // at most a few times: span <= block_cols, rows <= m
+    const std::int32_t count = sources - batch < 32 ? sources - batch : 32;
+    for (std::uint32_t step = 0; step < words; step += lanes) {  // the same steps in every lane
+      const std::uint32_t u = step + lane_word;
+      const bool word_works = lane_works && u < words;
+      const auto delta =
+          word_works ? static_cast<std::int32_t>(delta_of(a, s0, width, a.by_k.div(u))) : 0;
+      for (std::int32_t rr = 0; rr < count; rr += per_warp * unroll) {
+        word v[unroll];
+        std::int32_t rotated[unroll];  // a row of the block's tile, or -1
+#pragma unroll
+        for (int q = 0; q < unroll; ++q) {
+          const std::int32_t row = rr + q * per_warp + group;
+          const std::int32_t from = __shfl_sync(full, source, row & 31);
+          const std::int32_t i = batch + row - delta;
+          rotated[q] = word_works && row < count && i >= 0 && i < rows ? i : -1;
+          if (rotated[q] >= 0) v[q] = matrix[from * row_words + u];
+        }
+#pragma unroll
+        for (int q = 0; q < unroll; ++q)
+          if (rotated[q] >= 0) tile[rotated[q] * pitch + u] = v[q];
+      }
+    }
+  }
+  cluster.sync();
+  const auto tile_address = static_cast<std::uint32_t>(__cvta_generic_to_shared(tile));
+  for (std::int32_t batch = warp * 32; batch < rows; batch += warps * 32) {
+    // Lane l: the address, in the cluster's shared window, of the segment of rotated row
+    // p(x0 + batch + l).
+    std::uint32_t rotated = 0;
+    if (batch + static_cast<std::int32_t>(lane) < rows) {
+      const std::int64_t r = x0 + batch + lane;
+      const auto p = static_cast<std::uint32_t>(
+          a.shuffle ? a.by_m.mod(r * a.n + a.by_a.div(static_cast<std::uint32_t>(r))) : r);
+      const std::uint32_t owner = c.by_rows.div(p);
+      const std::uint32_t local = tile_address + (p - owner * c.rows_per_block) * pitch * W;
+      asm("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(rotated) : "r"(local), "r"(owner));
+    }
+    const std::int32_t count = rows - batch < 32 ? rows - batch : 32;
+    word* const out = matrix + std::int64_t{x0 + batch} * row_words;
+    for (std::uint32_t step = 0; step < words; step += lanes) {  // the same steps in every lane
+      const std::uint32_t u = step + lane_word;
+      const bool word_works = lane_works && u < words;
+      for (std::int32_t rr = 0; rr < count; rr += per_warp * column_unroll) {
+        word v[column_unroll];
+#pragma unroll
+        for (int q = 0; q < column_unroll; ++q) {
+          const std::int32_t row = rr + q * per_warp + group;
+          const std::uint32_t from = __shfl_sync(full, rotated, row & 31);
+          if (word_works && row < count) v[q] = load_cluster_shared<W>(from + u * W);
+        }
+#pragma unroll
+        for (int q = 0; q < column_unroll; ++q) {
+          const std::int32_t row = rr + q * per_warp + group;
+          if (word_works && row < count) out[row * row_words + u] = v[q];
+        }
+      }
+    }
+  }
+  cluster.sync();
+#endif
 }
 
 /// Rows of the matrix column_gather_kernel's blocks copy: row_step rows, column_unroll times.
