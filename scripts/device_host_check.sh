@@ -58,6 +58,9 @@ if [[ " $PARTS " == *" file "* ]]; then
   echo "== file: $rows x $cols uint64 ($(du -h "$file" | cut -f1)) written in" \
     "$((SECONDS - start)) s; transposing under ulimit -v $((limit_kib / 1024)) MiB"
   (
+    # OpenBLAS (linked for the CLI's peers) starts a thread per core at load, each reserving
+    # stack address space: one thread, or its start fails under the limit.
+    export OPENBLAS_NUM_THREADS=1
     ulimit -v "$limit_kib" &&
       timeout 400 "$BUILD/tools/xpose/xpose" transpose "$file" --in-place --progress --gpu never
   ) >"$OUT/file_transpose.log" 2>"$OUT/file_progress.log"
