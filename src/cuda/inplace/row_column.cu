@@ -405,10 +405,10 @@ double row_column_stage_passes(const stage& s) {
     return e % 8 == 0 ? 1.25 : e % 4 == 0 ? 1.5 : e % 2 == 0 ? 2.1 : 3.2;
   }
   if (cluster_columns(s)) {
-    // column_cluster_kernel, H200 (xpose_inplace_stages, 26-960 MB): 4-byte elements 0.32-0.43 x
-    // copy (the lower end for columns of 16000 rows or more), 8 0.50-0.53, 16 0.41, 2 0.29-0.30,
-    // 1 0.15; the pre-rotation alike.
-    return e % 16 == 0 ? 2.4 : e % 8 == 0 ? 2.0 : e % 4 == 0 ? 2.6 : e % 2 == 0 ? 3.4 : 6.5;
+    // column_cluster_kernel, H200 (xpose_inplace_stages, 13-960 MB): 4-byte elements 0.36-0.49 x
+    // copy (the lower end for columns of 16000 rows or more), 8 0.49-0.53, 16 0.36-0.41, 2 0.35,
+    // 1 0.19; the pre-rotation alike.
+    return e % 16 == 0 ? 2.6 : e % 8 == 0 ? 2.0 : e % 4 == 0 ? 2.4 : e % 2 == 0 ? 2.9 : 5.3;
   }
   // A row segment of a column block shorter than a 32-byte sector wastes the rest of it.
   const double segment = static_cast<double>(row_column_block_cols(s) * e);

@@ -381,7 +381,7 @@ __global__ void __launch_bounds__(cluster_threads<W>, 2)
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   namespace cg = cooperative_groups;
   using word = word_t<W>;
-  constexpr int unroll = W >= 4 ? 4 : 2;  // rows in flight per thread
+  constexpr int unroll = W >= 8 ? 4 : 8;  // loads in flight per thread
   constexpr unsigned full = 0xffffffffu;
   extern __shared__ __align__(16) unsigned char shared_bytes[];
   word* tile = reinterpret_cast<word*>(shared_bytes);
