@@ -2,8 +2,10 @@
 // (src/cuda/inplace/tiled_transpose.hpp) on the path of the conversion's variant: automatically
 // the on-chip barrier-sync kernel where a tile of T x S fields fits in shared memory (DL sec.
 // 4.2), the chains for SoA <-> ASTA; forced, the same kernels the tiled transposition's tests
-// force, so that barrier-sync and PTTWAC (cycle following with claims, DL sec. 4.3-4.4) are
-// measured on the same conversion.
+// force, so that barrier-sync and PTTWAC are measured on the same conversion. PTTWAC runs with
+// its flags in shared memory, a block per group of tiles (DL sec. 4.4), where the tiles' flags
+// fit and there are enough of them (choose_pttwac_path); else with claims in global memory
+// (cycle following, DL sec. 4.3).
 #include <cuda_runtime.h>
 
 #include "cuda/backend/cuda_backend.hpp"
@@ -14,12 +16,12 @@
 namespace xpose::detail::layout_gpu {
 namespace {
 
-cuda::tiled_path path_of(layout_variant variant) {
+cuda::tiled_path path_of(const stage& s, layout_variant variant) {
   switch (variant) {
     case layout_variant::barrier_sync:
       return cuda::tiled_path::on_chip;
     case layout_variant::pttwac:
-      return cuda::tiled_path::cycle_following;
+      return cuda::choose_pttwac_path(s);
     case layout_variant::chains:
       return cuda::tiled_path::chains;
     case layout_variant::through_scratch:
@@ -39,7 +41,7 @@ std::string size_text(const stage& s) {
 
 std::string tiled_refusal(const stage& s, layout_variant variant) {
   const auto positions = static_cast<std::uint64_t>(s.rows) * static_cast<std::uint64_t>(s.cols);
-  switch (path_of(variant)) {
+  switch (path_of(s, variant)) {
     case cuda::tiled_path::on_chip:
       if (cuda::tiled_on_chip_instance_bytes(s) > cuda::tiled_on_chip_max_bytes)
         return "an instance of " + size_text(s) + " does not fit the barrier-sync kernel's " +
@@ -61,21 +63,9 @@ std::string tiled_refusal(const stage& s, layout_variant variant) {
 }
 
 const char* tiled_path_name(const stage& s, layout_variant variant) {
-  cuda::tiled_path path = path_of(variant);
-  if (path == cuda::tiled_path::automatic) path = cuda::choose_tiled_path(s);
-  switch (path) {
-    case cuda::tiled_path::on_chip:
-      return "on_chip";
-    case cuda::tiled_path::through_scratch:
-      return "through_scratch";
-    case cuda::tiled_path::chains:
-      return "chains";
-    case cuda::tiled_path::cycle_following:
-      return "cycle_following";
-    case cuda::tiled_path::automatic:
-      break;
-  }
-  return "automatic";
+  const cuda::tiled_path path = path_of(s, variant);
+  return cuda::tiled_path_name(path == cuda::tiled_path::automatic ? cuda::choose_tiled_path(s)
+                                                                   : path);
 }
 
 std::shared_ptr<void> allocate(std::size_t bytes) {
@@ -83,7 +73,7 @@ std::shared_ptr<void> allocate(std::size_t bytes) {
 }
 
 std::shared_ptr<void> prepare_tiled(const stage& s, layout_variant variant, std::size_t& bytes) {
-  const cuda::tiled_path path = path_of(variant);
+  const cuda::tiled_path path = path_of(s, variant);
   bytes = cuda::tiled_transpose_workspace_for_path(s, path);
   std::shared_ptr<void> workspace = allocate(bytes);
   cuda::prepare_tiled_workspace(s, path, workspace.get());
@@ -93,7 +83,7 @@ std::shared_ptr<void> prepare_tiled(const stage& s, layout_variant variant, std:
 void launch_tiled(void* data, const stage& s, layout_variant variant, void* workspace,
                   void* stream) {
   cuda::launch_tiled_transpose_path(data, s, workspace, static_cast<cudaStream_t>(stream),
-                                    path_of(variant));
+                                    path_of(s, variant));
 }
 
 void copy_async(void* dst, const void* src, std::size_t bytes, bool to_device, void* stream) {

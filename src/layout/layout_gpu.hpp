@@ -21,7 +21,8 @@ std::shared_ptr<void> allocate(std::size_t bytes);
 std::string tiled_refusal(const stage& s, layout_variant variant);
 
 /// The path `variant` runs `s` on, by the tiled transposition's name ("on_chip", "chains",
-/// "through_scratch", "cycle_following"; automatic: the one it chooses).
+/// "through_scratch", "pttwac", "cycle_following"; automatic: the one it chooses; pttwac:
+/// "pttwac" with its flags in shared memory, "cycle_following" with them in global memory).
 const char* tiled_path_name(const stage& s, layout_variant variant);
 
 /// A device workspace for stage `s` on `variant`'s path with its table prepared (synchronously,

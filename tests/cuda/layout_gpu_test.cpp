@@ -1,6 +1,7 @@
 // Layout conversions and layout_buffer on the GPU: the same cases as the CPU tests, each result
 // compared with the naive reference; the bytes around the array are checked untouched; each forced
-// variant (barrier-sync, PTTWAC, chains, through the scratch) on the conversions it applies to.
+// variant (barrier-sync, PTTWAC, chains, through the scratch) on the conversions it applies to,
+// and the kernel PTTWAC runs on (flags in shared or in global memory) by its steps' labels.
 // The SmallSanitizerShapes cases are the ones scripts/device_check.sh and
 // scripts/device_layout_check.sh run under compute-sanitizer.
 #include <gtest/gtest.h>
@@ -164,6 +165,34 @@ TEST(GpuLayoutVariant, PaperTable1Widths) {
                        layout_variant::pttwac);
       check_conversion(layout::soa(), layout::asta(T), n / 64 * 64, S, 4, seed++, 0,
                        layout_variant::chains);
+    }
+}
+
+TEST(GpuLayoutVariant, PttwacKeepsItsFlagsInSharedMemory) {
+  // PTTWAC on shared flags for aos <-> asta tiles (many, or small: the partial tile) and small
+  // soa -> asta instances; on global claims where one instance is a large array; each checked
+  // against the reference, field sizes 1-16 bytes among them.
+  XPOSE_REQUIRE_GPU();
+  const auto kernels = [](layout from, layout to, std::int64_t n, std::int64_t S, std::size_t e) {
+    const layout_conversion c =
+        plan_layout_conversion({n, S, e}, from, to, on_gpu(), layout_variant::pttwac);
+    std::string labels;
+    for (std::size_t k = 0; k < c.steps(); ++k) labels += c.step_label(k) + ";";
+    return labels;
+  };
+  EXPECT_EQ(kernels(layout::aos(), layout::asta(32), 11948, 40, 4), "010 pttwac;10 pttwac;");
+  EXPECT_EQ(kernels(layout::asta(64), layout::aos(), 44609 + 30, 215, 4), "010 pttwac;10 pttwac;");
+  EXPECT_EQ(kernels(layout::soa(), layout::asta(16), 640, 8, 4), "100 pttwac;");
+  EXPECT_EQ(kernels(layout::soa(), layout::asta(16), 11904, 40, 4), "100 cycle_following;");
+  std::uint64_t seed = 60000;
+  for (std::size_t e : {1, 2, 4, 8, 12, 16})
+    for (std::int64_t T : {16, 32, 64}) {
+      check_conversion(layout::aos(), layout::asta(T), 5000 + T + 3, 37, e, seed++, 0,
+                       layout_variant::pttwac);
+      check_conversion(layout::asta(T), layout::aos(), 5000 + T + 3, 37, e, seed++, 4,
+                       layout_variant::pttwac);
+      check_conversion(layout::soa(), layout::asta(T), 10 * T, 9, e, seed++, 0,
+                       layout_variant::pttwac);
     }
 }
 

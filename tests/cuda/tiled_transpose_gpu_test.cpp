@@ -1,6 +1,7 @@
 // The GPU elementary tiled transposition (cuda/inplace/tiled_transpose.hpp) against the CPU one
 // (cpu::tiled_transpose, the executable specification) on the same stage and random bytes,
-// byte for byte: every small shape on each path (automatic, on_chip, cycle_following forced),
+// byte for byte: every small shape on each path (automatic, on_chip, pttwac, cycle_following
+// forced; pttwac on every 4-byte shape up to 40 x 40),
 // pointers of every alignment, super-elements of odd and large sizes (lane groups, column
 // chunks, waves), the larger shapes cycle following exists for, and round trips. Bytes around
 // the matrix are checked untouched, and the workspace is poisoned before each run (the launcher
@@ -34,9 +35,9 @@ using detail::cuda::tiled_path;
 using detail::cuda::tiled_transpose_workspace;
 using detail::cuda::tiled_transpose_workspace_for_path;
 
-constexpr tiled_path every_path[] = {tiled_path::automatic, tiled_path::on_chip,
+constexpr tiled_path every_path[] = {tiled_path::automatic,       tiled_path::on_chip,
                                      tiled_path::through_scratch, tiled_path::chains,
-                                     tiled_path::cycle_following};
+                                     tiled_path::cycle_following, tiled_path::pttwac};
 constexpr std::size_t small_super_bytes[] = {1, 2, 3, 4, 8, 12, 16};
 /// Byte offsets of the matrix from a 256-byte aligned allocation, cycled through by the shape
 /// loops so that every kernel also meets pointers aligned to less than its widest word.
@@ -59,9 +60,8 @@ stage tiled_stage(std::int64_t batch, std::int64_t rows, std::int64_t cols, std:
 }
 
 std::string describe(const stage& s, tiled_path path, std::size_t offset) {
-  const char* names[] = {"automatic", "on_chip", "through_scratch", "chains", "cycle_following"};
-  return std::string(names[static_cast<int>(path)]) + ": batch " + std::to_string(s.batch) + ", " +
-         std::to_string(s.rows) + " x " + std::to_string(s.cols) + " x " +
+  return std::string(detail::cuda::tiled_path_name(path)) + ": batch " + std::to_string(s.batch) +
+         ", " + std::to_string(s.rows) + " x " + std::to_string(s.cols) + " x " +
          std::to_string(s.super_bytes) + " bytes, offset " + std::to_string(offset);
 }
 
@@ -150,11 +150,12 @@ void check_tiled(const stage& s, tiled_path path, std::size_t offset, std::uint6
   check_tiled(s, path, offset, seed, scratch);
 }
 
-/// Whether `path` can take `s` when forced (the on-chip path needs the instance to fit, the
-/// chains path super-elements of chain_min_super_bytes or more).
+/// Whether `path` can take `s` when forced (the on-chip path needs the instance to fit, pttwac
+/// its flags, the chains path super-elements of chain_min_super_bytes or more).
 bool path_takes(const stage& s, tiled_path path) {
   if (path == tiled_path::on_chip)
     return detail::cuda::tiled_on_chip_instance_bytes(s) <= detail::cuda::tiled_on_chip_max_bytes;
+  if (path == tiled_path::pttwac) return detail::cuda::tiled_pttwac_fits(s);
   if (path == tiled_path::chains) return s.super_bytes >= detail::cuda::chain_min_super_bytes;
   return true;
 }
@@ -194,6 +195,18 @@ TEST(GpuTiledTranspose, SmallSanitizerShapes) {
   check_tiled(tiled_stage(2, 23, 19, 48), tiled_path::chains, 0, 13);
   check_tiled(tiled_stage(1, 31, 29, 33), tiled_path::chains, 1, 14);
   check_tiled(tiled_stage(1, 17, 12, 1040), tiled_path::chains, 0, 15);
+  // PTTWAC with shared flags: single lanes with several chains each, lane groups (12, 64 and
+  // 200-byte super-elements), column chunks (4100 bytes), many tiny instances per block, an
+  // AoS -> ASTA tile batch and an SoA -> ASTA tile stage.
+  check_tiled(tiled_stage(2, 5, 7, 4), tiled_path::pttwac, 0, 16);
+  check_tiled(tiled_stage(3, 17, 9, 1), tiled_path::pttwac, 1, 17);
+  check_tiled(tiled_stage(2, 19, 23, 12), tiled_path::pttwac, 2, 18);
+  check_tiled(tiled_stage(1, 9, 11, 200), tiled_path::pttwac, 0, 19);
+  check_tiled(tiled_stage(1, 5, 6, 4100), tiled_path::pttwac, 0, 20);
+  check_tiled(tiled_stage(300, 4, 3, 2), tiled_path::pttwac, 0, 21);
+  check_tiled(tiled_stage(6, 32, 40, 4), tiled_path::pttwac, 0, 22);
+  check_tiled(tiled_stage(1, 8, 24, 64), tiled_path::pttwac, 0, 23);
+  check_tiled(tiled_stage(2, 16, 7, 16), tiled_path::pttwac, 3, 24);
 }
 
 TEST(GpuTiledTranspose, EveryShapeUpTo24Automatic) {
@@ -222,6 +235,52 @@ TEST(GpuTiledTranspose, EveryShapeUpTo24Chains) {
 TEST(GpuTiledTranspose, EveryShapeUpTo24CycleFollowing) {
   XPOSE_REQUIRE_GPU();
   check_every_small_shape(tiled_path::cycle_following, small_super_bytes);
+}
+
+// PTTWAC with shared flags on every 4-byte shape up to 40 x 40 (the AoS -> ASTA tiles of up to
+// 40 fields), one instance and batches grouped several per block.
+TEST(GpuTiledTranspose, EveryShapeUpTo40Pttwac) {
+  XPOSE_REQUIRE_GPU();
+  gpu_scratch scratch;
+  std::uint64_t seed = 600;
+  for (std::int64_t batch : {1, 5})
+    for (std::int64_t rows = 1; rows <= 40; ++rows)
+      for (std::int64_t cols = 1; cols <= 40; ++cols, ++seed) {
+        const std::size_t offset = cycled_offsets[seed % std::size(cycled_offsets)];
+        check_tiled(tiled_stage(batch, rows, cols, 4), tiled_path::pttwac, offset, seed, scratch);
+        if (HasFatalFailure()) return;
+      }
+}
+
+// PTTWAC on the other word sizes and on 3, 12, 24 and 64-byte super-elements (lane groups).
+TEST(GpuTiledTranspose, PttwacOtherSizes) {
+  XPOSE_REQUIRE_GPU();
+  gpu_scratch scratch;
+  std::uint64_t seed = 4000;
+  for (std::size_t bytes : {1, 2, 3, 8, 12, 16, 24, 64})
+    for (std::int64_t rows : {1, 2, 3, 7, 16, 17, 32, 33, 40})
+      for (std::int64_t cols : {2, 5, 16, 31, 40, 64}) {
+        const std::size_t offset = cycled_offsets[seed % std::size(cycled_offsets)];
+        check_tiled(tiled_stage(3, rows, cols, bytes), tiled_path::pttwac, offset, ++seed, scratch);
+        if (HasFatalFailure()) return;
+      }
+}
+
+// PTTWAC on large batches (groups of instances over every resident block, a partial last
+// group), the DL paper's AoS -> ASTA tiles, and instances up to its flags' limit.
+TEST(GpuTiledTranspose, PttwacBatchesAndLimits) {
+  XPOSE_REQUIRE_GPU();
+  gpu_scratch scratch;
+  const stage shapes[] = {tiled_stage(5000, 32, 40, 4), tiled_stage(1000, 16, 62, 4),
+                          tiled_stage(200, 64, 215, 4), tiled_stage(20000, 3, 5, 4),
+                          tiled_stage(1057, 8, 8, 8),   tiled_stage(300, 64, 197, 1),
+                          tiled_stage(3, 600, 600, 4),  tiled_stage(2, 300, 257, 48),
+                          tiled_stage(1, 2, 190000, 2), tiled_stage(4, 7, 9, 1040)};
+  std::uint64_t seed = 700;
+  for (const stage& s : shapes) {
+    ASSERT_TRUE(detail::cuda::tiled_pttwac_fits(s)) << describe(s, tiled_path::pttwac, 0);
+    for (std::size_t offset : {0, 4}) check_tiled(s, tiled_path::pttwac, offset, ++seed, scratch);
+  }
 }
 
 // Every offset from 16-byte alignment: the kernels' words and the on-chip loads' head and tail.
@@ -398,6 +457,22 @@ TEST(GpuTiledTranspose, OnChipPitchAndChoice) {
   EXPECT_EQ(choose_tiled_path(tiled_stage(1, 7200, 1800, 32)), tiled_path::chains);
 }
 
+// PTTWAC: flags in shared memory (no workspace) where an instance's bits fit 48 KiB; on shared
+// flags where the batch fills the GPU or the instances are small, else on global claims.
+TEST(GpuTiledTranspose, PttwacFitAndChoice) {
+  using detail::cuda::choose_pttwac_path;
+  EXPECT_EQ(tiled_transpose_workspace_for_path(tiled_stage(373, 32, 40, 4), tiled_path::pttwac),
+            0u);
+  EXPECT_TRUE(detail::cuda::tiled_pttwac_fits(tiled_stage(1, 600, 600, 4)));
+  EXPECT_FALSE(detail::cuda::tiled_pttwac_fits(tiled_stage(1, 700, 600, 4)));
+  EXPECT_EQ(choose_pttwac_path(tiled_stage(373, 32, 40, 4)), tiled_path::pttwac);
+  EXPECT_EQ(choose_pttwac_path(tiled_stage(1, 5, 40, 4)), tiled_path::pttwac);
+  EXPECT_EQ(choose_pttwac_path(tiled_stage(1, 40, 744, 64)), tiled_path::cycle_following);
+  EXPECT_EQ(choose_pttwac_path(tiled_stage(500, 700, 600, 4)), tiled_path::cycle_following);
+  EXPECT_GT(detail::cuda::tiled_path_passes(tiled_stage(373, 32, 40, 4), tiled_path::pttwac),
+            detail::cuda::tiled_path_passes(tiled_stage(373, 32, 40, 4), tiled_path::on_chip));
+}
+
 TEST(GpuTiledTranspose, RefusesBadStagesBeforeTouchingTheDevice) {
   unsigned char host[16];
   expect_refused([] { tiled_transpose_workspace(tiled_stage(1, 10, 10, 0)); });
@@ -414,6 +489,10 @@ TEST(GpuTiledTranspose, RefusesBadStagesBeforeTouchingTheDevice) {
   expect_refused([&] {
     launch_tiled_transpose_path(host, tiled_stage(1, 10, 10, 4), nullptr, nullptr,
                                 tiled_path::cycle_following);
+  });
+  expect_refused([&] {
+    launch_tiled_transpose_path(host, tiled_stage(1, 700, 600, 4), nullptr, nullptr,
+                                tiled_path::pttwac);
   });
   expect_refused(
       [] { launch_tiled_transpose(nullptr, tiled_stage(1, 10, 10, 4), nullptr, nullptr); });

@@ -1,8 +1,9 @@
 // Launchers of the elementary tiled transposition ("In-Place Transposition of Rectangular
 // Matrices on Accelerators", PPoPP'14, sec. 4-5; kernels and their protocols in
 // tiled_transpose_kernel.cuh and chains_kernel.cuh): the choice of path, word sizes, groups of
-// instances, grids, the cycle-following waves with their states, the chains' table and heads, and
-// the groups of instances through the scratch.
+// instances, grids, the cycle-following waves with their states, PTTWAC's flags in shared memory
+// (spreading and padding), the chains' table and heads, and the groups of instances through the
+// scratch.
 //
 // Word sizes: the kernels move words of W bytes, the widest power of two up to 16 dividing both
 // super_bytes and the data pointer's address, so every super-element is whole words, aligned.
@@ -249,6 +250,81 @@ void launch_cycles(unsigned char* data, const stage& s, void* workspace, cudaStr
   }
 }
 
+// ---- PTTWAC ------------------------------------------------------------------------------------
+
+/// 32-bit flag words of `positions` positions spread by 2^shift, padded by one word per 32.
+std::size_t pttwac_flag_words(std::uint64_t positions, std::uint32_t shift) {
+  if (positions == 0) return 0;
+  const std::uint64_t last = ((positions - 1) << shift) >> 5;
+  return static_cast<std::size_t>(last + (last >> 5) + 1);
+}
+
+/// The widest spreading (up to one position per word) whose flags fit pttwac_spread_bytes; no
+/// spreading where even that does not fit.
+std::uint32_t pttwac_spread_shift(std::uint64_t positions) {
+  for (std::uint32_t shift = 5; shift > 0; --shift)
+    if (pttwac_flag_words(positions, shift) * 4 <= pttwac_spread_bytes) return shift;
+  return 0;
+}
+
+template <int W>
+void launch_pttwac_words(unsigned char* data, const tiled::pttwac_shape& shape,
+                         cudaStream_t stream) {
+  const auto kernel = tiled::tiled_transpose_pttwac_kernel<W>;
+  const std::size_t shared = std::size_t{shape.flag_words} * 4;
+  const std::int64_t blocks = std::min(
+      shape.groups,
+      resident_blocks(kernel, tiled::pttwac_threads, static_cast<int>(shared), "tiled_transpose"));
+  kernel<<<static_cast<unsigned>(blocks), tiled::pttwac_threads, shared, stream>>>(data, shape);
+  check_launch("tiled_transpose_pttwac_kernel");
+}
+
+void launch_pttwac(unsigned char* data, const stage& s, cudaStream_t stream) {
+  if (!tiled_pttwac_fits(s))
+    refuse("the flags of an instance of " + std::to_string(s.rows) + " x " +
+           std::to_string(s.cols) + " super-elements do not fit the pttwac path's " +
+           std::to_string(pttwac_flag_max_bytes) + " bytes of shared memory");
+  const int w = word_bytes(s, data);
+  tiled::pttwac_shape shape;
+  shape.batch = s.batch;
+  shape.rows = static_cast<std::uint32_t>(s.rows);
+  shape.cols = static_cast<std::uint32_t>(s.cols);
+  shape.size = shape.rows * shape.cols;
+  shape.super_bytes = s.super_bytes;
+  const auto words = static_cast<std::int64_t>(s.super_bytes / static_cast<std::size_t>(w));
+  const std::int64_t chunks = ceil_div(words, 32 * tiled::pttwac_words_per_lane);
+  shape.words = static_cast<std::uint32_t>(words);
+  shape.chunks = static_cast<std::uint32_t>(chunks);
+  shape.chunk_words = static_cast<std::uint32_t>(ceil_div(words, chunks));
+  const std::int64_t lanes_needed = ceil_div(shape.chunk_words, tiled::pttwac_words_per_lane);
+  while (shape.lanes < lanes_needed) shape.lanes *= 2;
+  // Groups of about pttwac_group_positions positions, but enough groups for every resident
+  // block where the batch allows.
+  const std::int64_t wanted_groups = 8 * std::int64_t{multiprocessors()};
+  const std::int64_t group = std::clamp<std::int64_t>(
+      std::min<std::int64_t>(pttwac_group_positions / shape.size, ceil_div(s.batch, wanted_groups)),
+      1, s.batch);
+  shape.group = static_cast<std::uint32_t>(group);
+  shape.groups = ceil_div(s.batch, group);
+  const std::uint64_t positions = std::uint64_t{shape.size} * shape.group;
+  shape.spread_shift = pttwac_spread_shift(positions);
+  shape.flag_words = static_cast<std::uint32_t>(pttwac_flag_words(positions, shape.spread_shift));
+  shape.by_size = tiled::fast_divmod(shape.size);
+  shape.by_cols = tiled::fast_divmod(shape.cols);
+  switch (w) {
+    case 1:
+      return launch_pttwac_words<1>(data, shape, stream);
+    case 2:
+      return launch_pttwac_words<2>(data, shape, stream);
+    case 4:
+      return launch_pttwac_words<4>(data, shape, stream);
+    case 8:
+      return launch_pttwac_words<8>(data, shape, stream);
+    default:
+      return launch_pttwac_words<16>(data, shape, stream);
+  }
+}
+
 // ---- through scratch ---------------------------------------------------------------------------
 
 std::size_t instance_bytes(const stage& s) {
@@ -415,17 +491,57 @@ std::size_t tiled_on_chip_instance_bytes(const stage& s) {
   return saturating_product(static_cast<std::size_t>(s.rows), pitch);
 }
 
+const char* tiled_path_name(tiled_path path) {
+  switch (path) {
+    case tiled_path::on_chip:
+      return "on_chip";
+    case tiled_path::through_scratch:
+      return "through_scratch";
+    case tiled_path::chains:
+      return "chains";
+    case tiled_path::cycle_following:
+      return "cycle_following";
+    case tiled_path::pttwac:
+      return "pttwac";
+    case tiled_path::automatic:
+      break;
+  }
+  return "automatic";
+}
+
+bool tiled_pttwac_fits(const stage& s) {
+  validate(s);
+  const auto size = static_cast<std::uint64_t>(s.rows) * static_cast<std::uint64_t>(s.cols);
+  return pttwac_flag_words(size, 0) * 4 <= pttwac_flag_max_bytes;
+}
+
+tiled_path choose_pttwac_path(const stage& s) {
+  if (tiled_pttwac_fits(s) && (s.batch >= pttwac_min_batch ||
+                               saturating_product(static_cast<std::size_t>(s.rows * s.cols),
+                                                  s.super_bytes) <= pttwac_small_instance_bytes))
+    return tiled_path::pttwac;
+  return tiled_path::cycle_following;
+}
+
 tiled_path choose_tiled_path(const stage& s) {
   if (tiled_on_chip_instance_bytes(s) <= tiled_on_chip_max_bytes) return tiled_path::on_chip;
   if (chains_apply(s) && s.super_bytes >= chain_fast_super_bytes) return tiled_path::chains;
-  if (saturating_product(static_cast<std::size_t>(s.rows * s.cols), s.super_bytes) <=
-      tiled_scratch_max_bytes)
-    return tiled_path::through_scratch;
+  const bool scratch = saturating_product(static_cast<std::size_t>(s.rows * s.cols),
+                                          s.super_bytes) <= tiled_scratch_max_bytes;
+  const bool pttwac = choose_pttwac_path(s) == tiled_path::pttwac;
+  if (pttwac && (!scratch || tiled_path_passes(s, tiled_path::pttwac) <
+                                 tiled_path_passes(s, tiled_path::through_scratch)))
+    return tiled_path::pttwac;
+  if (scratch) return tiled_path::through_scratch;
   if (chains_apply(s)) return tiled_path::chains;
   return tiled_path::cycle_following;
 }
 
 double tiled_stage_passes(const stage& s) {
+  return tiled_path_passes(s, tiled_path::automatic);
+}
+
+double tiled_path_passes(const stage& s, tiled_path path) {
   if (moves_nothing(s)) return 0;
   // H200, xpose_inplace_stages on 400-500 MB: on chip 0.77 x copy for instances of 51 KB, 0.54
   // for 96 KB; through the scratch 0.41-0.44; cycle following 0.004-0.01 on single elements; chains
@@ -433,7 +549,7 @@ double tiled_stage_passes(const stage& s) {
   // up, 0.83 at 128; of 64 but not 128 0.68-0.74; of 32 but not 64 0.46-0.70 (96: 0.46, 160: 0.59,
   // 288: 0.65, 480: 0.70); others 0.45-0.65 (240: 0.58, 260: 0.46-0.55, 400: 0.58-0.65); 64 bytes
   // 0.45-0.51; smaller super-elements below.
-  switch (choose_tiled_path(s)) {
+  switch (path == tiled_path::automatic ? choose_tiled_path(s) : path) {
     case tiled_path::on_chip:
       return tiled_on_chip_instance_bytes(s) <= 64 * 1024 ? 1.3 : 1.85;
     case tiled_path::chains: {
@@ -448,6 +564,17 @@ double tiled_stage_passes(const stage& s) {
     }
     case tiled_path::through_scratch:
       return 2.4;
+    case tiled_path::pttwac: {
+      // A guess from the memory pattern: after the coalesced starts every step reads and writes
+      // one super-element at a scattered place of its instance, so below 32 bytes each lane's
+      // access is an L1 wavefront of its own (and a shared atomic per claim beside it); instances
+      // beyond L1 go to L2 at a sector per access.
+      const std::size_t b = s.super_bytes;
+      const double passes = b >= 32 ? 3.0 : b >= 12 ? 4.0 : 5.0;
+      return saturating_product(static_cast<std::size_t>(s.rows * s.cols), b) <= 128 * 1024
+                 ? passes
+                 : 2 * passes;
+    }
     default:
       return 100.0;
   }
@@ -539,6 +666,8 @@ void launch_tiled_transpose_parts(void* data, const stage& s, const void* table,
       return launch_through_scratch(bytes, s, scratch, stream);
     case tiled_path::chains:
       return launch_chains(bytes, s, table, scratch, stream);
+    case tiled_path::pttwac:
+      return launch_pttwac(bytes, s, stream);
     default:
       return launch_cycles(bytes, s, scratch, stream);
   }

@@ -1,7 +1,7 @@
 // Elementary tiled transposition on the GPU (stage_kind::tiled_transpose; "In-Place Transposition
 // of Rectangular Matrices on Accelerators", PPoPP'14, sec. 4-5): `batch` independent instances,
 // each a rows x cols matrix of super_bytes-byte super-elements, transposed in place to cols x rows.
-// Four paths (kernels in tiled_transpose_kernel.cuh and chains_kernel.cuh):
+// Five paths (kernels in tiled_transpose_kernel.cuh and chains_kernel.cuh):
 //  - on_chip: the barrier-sync kernel of sec. 3 (Fig. 1) and 5.1: a block loads one or several
 //    whole instances into shared memory, synchronizes, and writes them back transposed. Taken
 //    where one instance, rows padded (tiled_on_chip_pitch), fits tiled_on_chip_max_bytes.
@@ -12,9 +12,13 @@
 //  - chains: the cycles of eq. 1 moved by groups of threads with their loads in flight ahead of
 //    their stores, every cycle listed in a table made at plan time (chain_table.hpp), long ones
 //    cut into chains. Instances of up to chain_max_positions super-elements.
+//  - pttwac: PTTWAC with the flags in shared memory (sec. 5.1: compact flags, spreading,
+//    padding; the DL paper's sec. 4.4): one block per group of whole instances, the elements moved
+//    along their cycles directly in global memory, several chains in flight per group of lanes.
+//    Instances whose flags fit pttwac_flag_max_bytes.
 //  - cycle_following: the cycles followed in global memory with per-element claim states
-//    (PTTWAC, sec. 4 and 5.1; one group of lanes per super-element as in sec. 5.2.1), for the
-//    rest.
+//    (PTTWAC with the flags in global memory, sec. 4 and 5.1; one group of lanes per
+//    super-element as in sec. 5.2.1), for the rest.
 // Workspace: a table (chains only), made once by prepare_tiled_table and kept between launches,
 // and a scratch that every launch overwrites (shared by the stages of a plan).
 // Any super_bytes >= 1, any rows, cols >= 1, any batch; the data pointer may have any alignment.
@@ -31,7 +35,11 @@ namespace xpose::detail::cuda {
 
 /// Which kernel runs a tiled_transpose stage. `automatic` is choose_tiled_path's; tests force the
 /// others on the same shapes.
-enum class tiled_path { automatic, on_chip, through_scratch, chains, cycle_following };
+enum class tiled_path { automatic, on_chip, through_scratch, chains, cycle_following, pttwac };
+
+/// The path's name ("on_chip", "through_scratch", "chains", "cycle_following", "pttwac",
+/// "automatic").
+const char* tiled_path_name(tiled_path path);
 
 /// Dynamic shared memory a block of the on-chip path may take (opted in above 48 KiB).
 constexpr std::size_t tiled_on_chip_max_bytes = 96 * 1024;
@@ -54,6 +62,19 @@ constexpr std::size_t chain_heads_max_bytes = std::size_t{16} << 20;
 /// least one instance per wave), the workspace being reused from wave to wave.
 constexpr std::size_t tiled_cycle_wave_state_bytes = std::size_t{32} << 20;
 
+/// The pttwac path takes instances whose flags (one bit per super-element, a word of padding per
+/// 32) fit this much shared memory (no opt-in above the default 48 KiB).
+constexpr std::size_t pttwac_flag_max_bytes = 48 * 1024;
+/// It spreads the flags (up to one position per word) as far as this many bytes allow: more
+/// would cost resident blocks.
+constexpr std::size_t pttwac_spread_bytes = 16 * 1024;
+/// A block takes a group of whole instances of about this many positions in all (at least one).
+constexpr std::uint32_t pttwac_group_positions = 4096;
+/// One block per group: where an instance is larger than pttwac_small_instance_bytes,
+/// choose_pttwac_path wants this many instances to spread over the GPU.
+constexpr std::int64_t pttwac_min_batch = 128;
+constexpr std::size_t pttwac_small_instance_bytes = 64 * 1024;
+
 /// Bytes between consecutive rows of an instance in the on-chip path's shared memory, for rows
 /// of `row_bytes` bytes moved in words of `word_bytes` (1, 2, 4, 8 or 16): row_bytes itself for
 /// rows of at most 4 bytes (a warp's transposed reads then span at most 128 bytes), else the
@@ -66,13 +87,26 @@ std::size_t tiled_on_chip_pitch(std::size_t row_bytes, std::size_t word_bytes);
 std::size_t tiled_on_chip_instance_bytes(const stage& s);
 
 /// The path `automatic` takes for `s`: on_chip where an instance fits tiled_on_chip_max_bytes;
-/// else chains where they apply on super-elements of chain_fast_super_bytes or more; else
-/// through_scratch where an instance fits tiled_scratch_max_bytes; else chains where they apply;
-/// else cycle_following.
+/// else chains where they apply on super-elements of chain_fast_super_bytes or more; else the
+/// cheaper by tiled_path_passes of through_scratch (where an instance fits
+/// tiled_scratch_max_bytes) and pttwac (where choose_pttwac_path takes it); else chains where
+/// they apply; else cycle_following.
 tiled_path choose_tiled_path(const stage& s);
 
-/// Predicted passes over memory of `s` on its automatic path: the inverse of the path's speed
-/// relative to a copy of the same bytes (H200, xpose_inplace_stages).
+/// Whether the pttwac path can take `s`: one instance's flags fit pttwac_flag_max_bytes.
+bool tiled_pttwac_fits(const stage& s);
+
+/// The path of PTTWAC for `s`: pttwac (flags in shared memory, one block per group of instances)
+/// where it fits and either the batch has pttwac_min_batch instances or they are small enough for
+/// one block each; else cycle_following (flags in global memory, any number of blocks per
+/// instance).
+tiled_path choose_pttwac_path(const stage& s);
+
+/// Predicted passes over memory of `s` on `path` (automatic: choose_tiled_path's): the inverse of
+/// the path's speed relative to a copy of the same bytes (H200, xpose_inplace_stages; pttwac's a
+/// guess from its memory pattern).
+double tiled_path_passes(const stage& s, tiled_path path);
+/// The same on the automatic path.
 double tiled_stage_passes(const stage& s);
 
 /// Positions per chain of the chains path for `s`: cut cycles give chains of this length, cycles
@@ -86,8 +120,9 @@ std::size_t tiled_table_bytes(const stage& s, tiled_path path = tiled_path::auto
 /// Device bytes of scratch a launch of `s` on `path` overwrites: cycle following's states (per
 /// instance and column chunk of the super-element (tiled_cycle_chunks), 2 bits per super-element
 /// in 32-bit words, for as many as one wave of tiled_cycle_wave_state_bytes holds, at least
-/// one), through_scratch's group of instances, the heads of the chains' cut cycles; 0 on chip and
-/// for stages that move nothing (rows or cols 1, batch 0).
+/// one), through_scratch's group of instances, the heads of the chains' cut cycles; 0 on chip, for
+/// pttwac (its flags are in shared memory) and for stages that move nothing (rows or cols 1,
+/// batch 0).
 std::size_t tiled_scratch_bytes(const stage& s, tiled_path path = tiled_path::automatic);
 
 /// Makes the table of `s` on `path` and copies it to `table` (device memory of

@@ -38,6 +38,26 @@
 //   applies the same permutation to every byte column, so each chunk column is an independent
 //   instance (its own states) and the chunks of one super-element never meet.
 //
+// tiled_transpose_pttwac_kernel: PTTWAC for instances whose flags fit in shared memory (sec. 5.1;
+//   the DL paper's sec. 4.4: one work-group per AoS -> ASTA tile, the flags on chip). A block
+//   takes a group of whole instances (several when they are tiny) with one flag bit per
+//   position in shared memory, spread over more words (eq. 3, sec. 5.1.1) and padded by a word
+//   every 32 (sec. 5.1.2); the elements stay in global memory and move there directly, each read
+//   once and written once. Groups of `lanes` lanes (one lane for super-elements of up to
+//   pttwac_words_per_lane words: 32 chains per warp) each keep pttwac_chains chains in flight.
+//   Starts: consecutive groups take consecutive positions (coalesced first reads); a start whose
+//   bit is clear is read, then claimed (atomic OR), with a block-scope fence between the read and
+//   the claim, and dropped if the claim fails. Following: from a claimed position x the chain
+//   reads y = dest(x) first (only the holder of x's original ever writes y, and that is this
+//   chain) and then claims y: if it sets the bit it writes its carried value into y and carries
+//   y's original on; if the bit was set, y is a start whose claimer read it before claiming (the
+//   claimer's fence, then its atomic, which this chain's atomic observes, then a fence here:
+//   that read happens before this chain's write), so the chain writes into y and ends. Every
+//   position is claimed once: it is read once by its claimer and written once by the holder of
+//   its predecessor. No thread ever waits for another and rounds of starts need no barrier between
+//   them: a chain ends at the first claimed position it meets, which is a start. No cp.async, and
+//   the flags are only touched by atomics between the barriers that clear them.
+//
 // Assumes: instance k at byte k * rows * cols * super_bytes; states zeroed before the launch;
 // the on-chip group (padded) fits the dynamic shared memory given; sizes within a group fit 32
 // bits (the launcher's limits), global offsets in 64 bits.
@@ -458,6 +478,160 @@ __global__ void __launch_bounds__(cycle_threads)
           carried[r] = original;
         }
       next = destination(next, s);
+    }
+  }
+}
+
+// ---- PTTWAC with flags in shared memory ------------------------------------------------------
+
+constexpr int pttwac_threads = 256;
+/// Chains each group of lanes keeps in flight: their loads are issued together.
+constexpr int pttwac_chains = 4;
+/// Words (of W bytes) each lane of a group carries per chain: a group of 32 lanes moves a chunk
+/// of 64 words.
+constexpr int pttwac_words_per_lane = 2;
+
+/// The PTTWAC launch's shape: `batch` instances of rows x cols super-elements of `words` words
+/// of W bytes, in groups of `group` instances (one block at a time each); every super-element cut
+/// into `chunks` column chunks of chunk_words words (the last may have fewer), each moved by a
+/// group of `lanes` lanes. The flags of a group: one bit per position, 32 >> spread_shift
+/// positions per 32-bit word, one unused word after every 32 (flag_words words in all).
+struct pttwac_shape {
+  std::int64_t batch = 0;
+  std::int64_t groups = 0;
+  std::uint32_t group = 1;
+  std::uint32_t rows = 0, cols = 0, size = 0;
+  std::uint64_t super_bytes = 0;
+  std::uint32_t words = 0, chunk_words = 0, chunks = 1;
+  std::uint32_t lanes = 1;
+  std::uint32_t spread_shift = 0;
+  std::uint32_t flag_words = 0;
+  fast_divmod by_size, by_cols;
+};
+
+/// The flag word of position p: eq. 3 of sec. 5.1.1 (p x spreading / 32), then one word of
+/// padding per 32 (sec. 5.1.2), so that positions `rows` apart (a warp's next step) meet other
+/// banks.
+__device__ __forceinline__ std::uint32_t pttwac_flag_word(std::uint32_t p, const pttwac_shape& s) {
+  const std::uint32_t w = (p << s.spread_shift) >> 5;
+  return w + (w >> 5);
+}
+__device__ __forceinline__ std::uint32_t pttwac_flag_bit(std::uint32_t p, const pttwac_shape& s) {
+  return 1u << ((p << s.spread_shift) & 31);
+}
+
+/// Eq. 1 within a group: position p of the group's instances goes to the transposed place in
+/// its own instance.
+__device__ __forceinline__ std::uint32_t pttwac_destination(std::uint32_t p,
+                                                            const pttwac_shape& s) {
+  const std::uint32_t instance = s.by_size.div(p);
+  const std::uint32_t local = p - instance * s.size;
+  const std::uint32_t row = s.by_cols.div(local);
+  return instance * s.size + (local - row * s.cols) * s.rows + row;
+}
+
+/// Grid-stride over groups of instances, and within a group over its column chunks: flags
+/// cleared, then PTTWAC on the chunk column as described at the top of this file.
+template <int W>
+__global__ void __launch_bounds__(pttwac_threads)
+    tiled_transpose_pttwac_kernel(unsigned char* data, pttwac_shape s) {
+  using word = word_t<W>;
+  constexpr int K = pttwac_chains;
+  constexpr int P = pttwac_words_per_lane;
+  extern __shared__ std::uint32_t flags[];
+  const unsigned lane = threadIdx.x & 31;
+  const unsigned l = lane & (s.lanes - 1);
+  const unsigned leader = lane - l;
+  const unsigned mask = s.lanes == 32 ? 0xffffffffu : ((1u << s.lanes) - 1) << leader;
+  const std::uint32_t chain_group = threadIdx.x / s.lanes;
+  const std::uint32_t chain_groups = blockDim.x / s.lanes;
+
+  for (std::int64_t g = blockIdx.x; g < s.groups; g += gridDim.x) {
+    const std::int64_t first = g * s.group;
+    const auto count =
+        static_cast<std::uint32_t>(s.batch - first < s.group ? s.batch - first : s.group);
+    const std::uint32_t positions = count * s.size;
+    for (std::uint32_t c = 0; c < s.chunks; ++c) {
+      for (std::uint32_t i = threadIdx.x; i < s.flag_words; i += blockDim.x) flags[i] = 0;
+      __syncthreads();
+      unsigned char* column =
+          data + static_cast<std::uint64_t>(first) * s.size * s.super_bytes + c * s.chunk_words * W;
+      const std::uint32_t left = s.words - c * s.chunk_words;
+      const std::uint32_t chunk_words = left < s.chunk_words ? left : s.chunk_words;
+      const auto load = [&](word(&to)[P], std::uint32_t p) {
+        const auto* from = reinterpret_cast<const word*>(column + p * s.super_bytes);
+#pragma unroll
+        for (int r = 0; r < P; ++r)
+          if (l + r * s.lanes < chunk_words) to[r] = from[l + r * s.lanes];
+      };
+      const auto store = [&](std::uint32_t p, const word(&from)[P]) {
+        auto* to = reinterpret_cast<word*>(column + p * s.super_bytes);
+#pragma unroll
+        for (int r = 0; r < P; ++r)
+          if (l + r * s.lanes < chunk_words) to[l + r * s.lanes] = from[r];
+      };
+      // The leader's claim of p, broadcast to its group: true if this group set p's bit.
+      const auto claim = [&](std::uint32_t p) {
+        int won = 0;
+        if (l == 0) {
+          const std::uint32_t bit = pttwac_flag_bit(p, s);
+          won = (atomicOr(&flags[pttwac_flag_word(p, s)], bit) & bit) == 0;
+        }
+        return __shfl_sync(mask, won, leader) != 0;
+      };
+
+      word carried[K][P], loaded[K][P];
+      std::uint32_t at[K];
+      for (std::uint32_t round = 0; round < positions; round += K * chain_groups) {
+        // Starts: consecutive groups at consecutive positions, each unclaimed one read before
+        // its claim (a fence between them: see the top of this file).
+        unsigned live = 0;
+#pragma unroll
+        for (int j = 0; j < K; ++j) {
+          at[j] = round + j * chain_groups + chain_group;
+          if (at[j] >= positions || pttwac_destination(at[j], s) == at[j]) continue;
+          int open = 0;
+          if (l == 0) {
+            const std::uint32_t bit = pttwac_flag_bit(at[j], s);
+            open = (atomicOr(&flags[pttwac_flag_word(at[j], s)], 0u) & bit) == 0;
+          }
+          if (!__shfl_sync(mask, open, leader)) continue;
+          live |= 1u << j;
+          load(carried[j], at[j]);
+        }
+        if (live == 0) continue;
+        __threadfence_block();
+        __syncwarp(mask);
+#pragma unroll
+        for (int j = 0; j < K; ++j)
+          if ((live >> j & 1) && !claim(at[j])) live &= ~(1u << j);
+        // Follow: every live chain's next original is loaded before any claim (nobody but this
+        // group writes there first), then claimed; a position claimed already is a start whose
+        // original is held by its claimer: the carried value goes there and the chain ends.
+        while (live != 0) {
+#pragma unroll
+          for (int j = 0; j < K; ++j)
+            if (live >> j & 1) {
+              at[j] = pttwac_destination(at[j], s);
+              load(loaded[j], at[j]);
+            }
+#pragma unroll
+          for (int j = 0; j < K; ++j)
+            if (live >> j & 1) {
+              if (claim(at[j])) {
+                store(at[j], carried[j]);
+#pragma unroll
+                for (int r = 0; r < P; ++r) carried[j][r] = loaded[j][r];
+              } else {
+                if (l != 0) atomicOr(&flags[pttwac_flag_word(at[j], s)], 0u);
+                __threadfence_block();
+                store(at[j], carried[j]);
+                live &= ~(1u << j);
+              }
+            }
+        }
+      }
+      __syncthreads();
     }
   }
 }
