@@ -238,10 +238,17 @@ void execute_inplace(const plan_data& plan, void* data, std::size_t first, std::
             workspace == nullptr ? nullptr : workspace + plan.scratch_offset, stream_of(plan));
     } else if (is_row_column_stage(s)) {
       auto* workspace = static_cast<unsigned char*>(plan.workspace.get());
-      for (std::int64_t b = 0; b < plan.desc.batch; ++b)
-        launch_row_column(static_cast<std::byte*>(data) + b * matrix_bytes, s,
-                          workspace == nullptr ? nullptr : workspace + plan.scratch_offset,
-                          stream_of(plan));
+      unsigned char* scratch = workspace == nullptr ? nullptr : workspace + plan.scratch_offset;
+      // A pre-rotation and the row shuffle after it run as one pass where they fuse.
+      const bool pair = i + 1 < end && row_column_fuses_pre_rotation(s, plan.stages[i + 1]);
+      for (std::int64_t b = 0; b < plan.desc.batch; ++b) {
+        std::byte* matrix = static_cast<std::byte*>(data) + b * matrix_bytes;
+        if (pair)
+          launch_row_column_pair(matrix, s, plan.stages[i + 1], scratch, stream_of(plan));
+        else
+          launch_row_column(matrix, s, scratch, stream_of(plan));
+      }
+      if (pair) ++i;
     } else {
       throw error(status::internal_error, "GPU in-place plan holds a stage prepare() rejects");
     }

@@ -73,12 +73,21 @@ constexpr std::size_t cluster_block_target_bytes = 112 * 1024;
 /// The widest cluster the kernel asks for (16 is beyond the portable 8: sm_90 allows it).
 constexpr int cluster_max_ranks = 16;
 
+/// The current device, or -1 where there is none (a plan is described without a device; the
+/// launch is what fails then).
+int current_device() {
+  int device = 0;
+  if (cudaGetDevice(&device) == cudaSuccess) return device;
+  static_cast<void>(cudaGetLastError());
+  return -1;
+}
+
 /// Whether the current device runs thread-block clusters (sm_90 and later), asked once per device.
 bool device_has_clusters() {
   static std::mutex asking;
   static std::map<int, bool> answers;
-  int device = 0;
-  check_cuda(cudaGetDevice(&device), "row_column: cudaGetDevice");
+  const int device = current_device();
+  if (device < 0) return false;
   const std::lock_guard<std::mutex> lock(asking);
   const auto found = answers.find(device);
   if (found != answers.end()) return found->second;
@@ -171,6 +180,38 @@ std::optional<cluster_shape> cluster_columns(const stage& s) {
 
 namespace {
 
+/// The current device's SMs, asked once per device.
+std::int64_t device_sms() {
+  static std::mutex asking;
+  static std::map<int, std::int64_t> answers;
+  const int device = current_device();
+  if (device < 0) return 1;
+  const std::lock_guard<std::mutex> lock(asking);
+  const auto found = answers.find(device);
+  if (found != answers.end()) return found->second;
+  int sms = 0;
+  check_cuda(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device),
+             "row_column: cudaDeviceGetAttribute");
+  return answers[device] = std::max(sms, 1);
+}
+
+/// The bands of the pre-rotation fused into the row shuffle of an m x n matrix of e-byte
+/// elements, or 0 where it does not fuse: gcd(m, n) = 1 (no pre-rotation), rows longer than
+/// shared memory, or halos (gcd - 1 rows per band) that would take more than the scratch's
+/// bound before every SM had a band.
+std::int64_t rotated_bands(const stage& s) {
+  const row_column_math math(s.rows, s.cols);
+  if (math.c() < 2 || !row_on_chip(s)) return 0;
+  const std::size_t row_bytes = static_cast<std::size_t>(s.cols) * s.super_bytes;
+  const std::int64_t sms = device_sms();
+  const auto per_sm =
+      std::clamp<std::int64_t>(static_cast<std::int64_t>((228 * 1024) / (row_bytes + 1024)), 1, 4);
+  const auto halo_fit = static_cast<std::int64_t>(
+      row_column_scratch_max_bytes / (static_cast<std::size_t>(math.c() - 1) * row_bytes));
+  const std::int64_t bands = std::min({s.rows, sms * per_sm, halo_fit});
+  return bands >= std::min(sms, s.rows) ? bands : 0;
+}
+
 void validate(const stage& s) {
   if (!is_row_column_stage(s)) refuse("stage is not a row_column phase");
   if (s.super_bytes == 0) refuse("element size 0");
@@ -180,9 +221,15 @@ void validate(const stage& s) {
 
 // ---- row shuffle -------------------------------------------------------------------------------
 
+/// Short rows: smaller blocks, more of them on an SM, so that one's loads overlap another's
+/// barrier and copy back.
+std::uint32_t row_shuffle_threads(const stage& s) {
+  const std::size_t row_bytes = static_cast<std::size_t>(s.cols) * s.super_bytes;
+  return row_bytes <= 48 * 1024 ? row_column::row_threads / 2 : row_column::row_threads;
+}
+
 template <int W>
-void launch_row_shuffle_words(unsigned char* data, const stage& s, void* scratch,
-                              cudaStream_t stream) {
+row_column::row_shuffle_args row_shuffle_terms(const stage& s) {
   const row_column_math math(s.rows, s.cols);
   row_column::row_shuffle_args a;
   a.m = static_cast<std::uint32_t>(s.rows);
@@ -190,14 +237,19 @@ void launch_row_shuffle_words(unsigned char* data, const stage& s, void* scratch
   a.k = static_cast<std::uint32_t>(s.super_bytes / W);
   a.b = static_cast<std::uint32_t>(math.b());
   a.by_n = row_column::fast_divmod(a.n);
-  const std::size_t row_bytes = static_cast<std::size_t>(s.cols) * s.super_bytes;
-  // Short rows: smaller blocks, more of them on an SM, so that one's loads overlap another's
-  // barrier and copy back.
-  const std::uint32_t threads =
-      row_bytes <= 48 * 1024 ? row_column::row_threads / 2 : row_column::row_threads;
+  const std::uint32_t threads = row_shuffle_threads(s);
   a.jm_step = static_cast<std::uint32_t>(std::uint64_t{threads} * a.m % a.n);
   a.q_step = threads / a.b;
   a.r_step = threads % a.b;
+  return a;
+}
+
+template <int W>
+void launch_row_shuffle_words(unsigned char* data, const stage& s, void* scratch,
+                              cudaStream_t stream) {
+  row_column::row_shuffle_args a = row_shuffle_terms<W>(s);
+  const std::size_t row_bytes = static_cast<std::size_t>(s.cols) * s.super_bytes;
+  const std::uint32_t threads = row_shuffle_threads(s);
   if (row_on_chip(s)) {
     const auto kernel = row_column::row_shuffle_kernel<W, true>;
     const int shared = static_cast<int>(row_bytes);
@@ -227,6 +279,32 @@ void launch_row_shuffle_words(unsigned char* data, const stage& s, void* scratch
                                cudaMemcpyDeviceToDevice, stream),
                "row_column: cudaMemcpyAsync");
   }
+}
+
+/// The pre-rotation and the row shuffle in one pass (rotated_bands says when): the halos, then
+/// every band's rows from its last to its first, each gathered from the rows the pre-rotation
+/// would have moved into it.
+template <int W>
+void launch_rotated_row_shuffle_words(unsigned char* data, const stage& row, std::int64_t bands,
+                                      void* scratch, cudaStream_t stream) {
+  row_column::row_shuffle_args a = row_shuffle_terms<W>(row);
+  const row_column_math math(row.rows, row.cols);
+  a.first_row = 0;
+  a.rows = row.rows;
+  a.band_rows = ceil_div(row.rows, bands);
+  a.halo_rows = math.c() - 1;
+  bands = ceil_div(row.rows, a.band_rows);
+  auto* halo = static_cast<unsigned char*>(scratch);
+  row_column::row_halo_kernel<W>
+      <<<static_cast<unsigned>(bands * a.halo_rows), row_column::row_threads, 0, stream>>>(data,
+                                                                                           halo, a);
+  check_launch("row_halo_kernel");
+  const auto kernel = row_column::row_shuffle_kernel<W, true, true>;
+  const int shared = static_cast<int>(static_cast<std::size_t>(row.cols) * row.super_bytes);
+  allow_dynamic_shared(kernel, shared, "row_shuffle_kernel");
+  prefer_shared_memory(kernel, "row_shuffle_kernel");
+  kernel<<<static_cast<unsigned>(bands), row_shuffle_threads(row), shared, stream>>>(data, halo, a);
+  check_launch("row_shuffle_kernel");
 }
 
 // ---- column phases -----------------------------------------------------------------------------
@@ -389,9 +467,17 @@ std::int64_t row_column_block_cols(const stage& s) {
 std::size_t row_column_scratch_bytes(const stage& s) {
   if (s.kind == stage_kind::row_column_row_shuffle)
     return row_on_chip(s) ? 0 : static_cast<std::size_t>(row_group(s) * s.cols) * s.super_bytes;
-  if (cluster_columns(s)) return 0;
-  return static_cast<std::size_t>(column_group(s) * s.rows * row_column_block_cols(s)) *
-         s.super_bytes;
+  const std::size_t alone =
+      cluster_columns(s)
+          ? 0
+          : static_cast<std::size_t>(column_group(s) * s.rows * row_column_block_cols(s)) *
+                s.super_bytes;
+  if (s.kind != stage_kind::row_column_pre_rotate) return alone;
+  // Fused into the row shuffle: the halos. Run alone (a stage-by-stage run): `alone`.
+  const std::size_t halos = static_cast<std::size_t>(rotated_bands(s)) *
+                            static_cast<std::size_t>(row_column_math(s.rows, s.cols).c() - 1) *
+                            static_cast<std::size_t>(s.cols) * s.super_bytes;
+  return std::max(alone, halos);
 }
 
 double row_column_stage_passes(const stage& s) {
@@ -400,6 +486,15 @@ double row_column_stage_passes(const stage& s) {
   // 0.20 on 4 bytes, 0.27 on 8, 0.31 on 16, 0.16 on 2, 0.08 on 1; the pre-rotation 0.25 on 4.
   // Words narrower than 4 bytes cost instructions; wider ones fill more of each sector.
   const std::size_t e = s.super_bytes;
+  if (s.kind == stage_kind::row_column_pre_rotate) {
+    // Fused into the row shuffle, which reads each row's pieces from the rows below it at its
+    // own speed: the halos cost their copy.
+    const std::int64_t bands = rotated_bands(s);
+    if (bands > 0)
+      return 2.0 * static_cast<double>(bands * (row_column_math(s.rows, s.cols).c() - 1)) /
+                 static_cast<double>(s.rows) +
+             0.05;
+  }
   if (s.kind == stage_kind::row_column_row_shuffle) {
     if (!row_on_chip(s)) return 5.5;
     return e % 8 == 0 ? 1.25 : e % 4 == 0 ? 1.5 : e % 2 == 0 ? 2.1 : 3.2;
@@ -422,6 +517,15 @@ double row_column_stage_passes(const stage& s) {
 }
 
 std::string row_column_kernel_text(const stage& s) {
+  if (s.kind == stage_kind::row_column_pre_rotate) {
+    const std::int64_t bands = rotated_bands(s);
+    if (bands > 0)
+      return "row_halo_kernel + row_shuffle_kernel (rotated): fused into the row shuffle; the " +
+             std::to_string(row_column_math(s.rows, s.cols).c() - 1) + " rows below each of " +
+             std::to_string(bands) +
+             " bands saved, then each band's rows, last to first, gathered from the rows the "
+             "pre-rotation moves into them";
+  }
   if (s.kind == stage_kind::row_column_row_shuffle)
     return row_on_chip(s) ? "row_shuffle_kernel: each row scattered into shared memory, then "
                             "written back"
@@ -438,6 +542,36 @@ std::string row_column_kernel_text(const stage& s) {
          std::to_string(row_column_block_cols(s)) +
          " columns rotated into a scratch by skewed tiles, then copied back" +
          (s.kind == stage_kind::row_column_column_shuffle ? " with the rows permuted" : "");
+}
+
+bool row_column_fuses_pre_rotation(const stage& pre, const stage& row) {
+  return pre.kind == stage_kind::row_column_pre_rotate &&
+         row.kind == stage_kind::row_column_row_shuffle && pre.rows == row.rows &&
+         pre.cols == row.cols && pre.super_bytes == row.super_bytes && rotated_bands(row) > 0;
+}
+
+void launch_row_column_pair(void* data, const stage& pre, const stage& row, void* scratch,
+                            cudaStream_t stream) {
+  validate(pre);
+  validate(row);
+  if (!row_column_fuses_pre_rotation(pre, row))
+    refuse("the pre-rotation does not fuse into this row shuffle");
+  if (scratch == nullptr) refuse("the fused pre-rotation needs a scratch for its halos");
+  if (row.rows == 1 || row.cols == 1) return;
+  auto* bytes = static_cast<unsigned char*>(data);
+  const std::int64_t bands = rotated_bands(row);
+  switch (word_bytes_for(row.super_bytes, data, data)) {
+    case 1:
+      return launch_rotated_row_shuffle_words<1>(bytes, row, bands, scratch, stream);
+    case 2:
+      return launch_rotated_row_shuffle_words<2>(bytes, row, bands, scratch, stream);
+    case 4:
+      return launch_rotated_row_shuffle_words<4>(bytes, row, bands, scratch, stream);
+    case 8:
+      return launch_rotated_row_shuffle_words<8>(bytes, row, bands, scratch, stream);
+    default:
+      return launch_rotated_row_shuffle_words<16>(bytes, row, bands, scratch, stream);
+  }
 }
 
 void launch_row_column(void* data, const stage& s, void* scratch, cudaStream_t stream) {

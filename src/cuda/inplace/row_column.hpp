@@ -3,7 +3,8 @@
 // for In-place Matrix Transposition", PPoPP'14, sec. 3-4): the route that needs no useful factors
 // of the dimensions, for two primes among others. Kernels in row_column_kernel.cuh.
 //  - row shuffle: rows of up to row_on_chip_max_bytes are permuted in shared memory, one pass;
-//    longer rows through a scratch of whole rows, copied back.
+//    longer rows through a scratch of whole rows, copied back. A pre-rotation before it is fused
+//    into it where the rows fit on chip (row_column_fuses_pre_rotation).
 //  - pre-rotation and column shuffle, on sm_90: one pass. Each column block (128-, 64- or 32-byte
 //    row segments) is held whole by a thread-block cluster of up to 16 blocks, rotated on its way
 //    into their shared memory and written back with the rows permuted, reading other blocks'
@@ -65,6 +66,18 @@ double row_column_stage_passes(const stage& s);
 
 /// What describe() says runs `s`.
 std::string row_column_kernel_text(const stage& s);
+
+/// Whether the GPU runs the pre-rotation `pre` and the row shuffle `row` that follows it as one
+/// pass (launch_row_column_pair): the row shuffle gathers each row from the rows the pre-rotation
+/// would move into it, band by band from the last row down, the rows below each band saved first
+/// (gcd(m, n) - 1 of them; the pre-rotation's scratch). Rows that fit shared memory, and halos
+/// within the scratch's bound.
+bool row_column_fuses_pre_rotation(const stage& pre, const stage& row);
+
+/// Enqueues `pre` and `row` as one pass (row_column_fuses_pre_rotation(pre, row) must hold) with
+/// `scratch` of row_column_scratch_bytes(pre) bytes on `stream`, without synchronizing.
+void launch_row_column_pair(void* data, const stage& pre, const stage& row, void* scratch,
+                            cudaStream_t stream);
 
 /// Enqueues phase `s` on the matrix at `data` (device pointer) with `scratch` of
 /// row_column_scratch_bytes(s) bytes on `stream`, without synchronizing. Throws

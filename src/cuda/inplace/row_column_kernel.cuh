@@ -89,11 +89,14 @@ struct row_shuffle_args {
   /// by q_step and j mod b by r_step (with a carry).
   std::uint32_t jm_step = 0, q_step = 0, r_step = 0;
   std::int64_t first_row = 0, rows = 0;  ///< the rows this launch permutes
+  /// Rotated only: rows per band (block) and halo rows per band, gcd(m, n) - 1.
+  std::int64_t band_rows = 0, halo_rows = 0;
 };
 
-template <int W, bool OnChip>
+template <int W, bool OnChip, bool Rotated = false>
 __global__ void __launch_bounds__(row_threads, 1)
     row_shuffle_kernel(unsigned char* data, unsigned char* scratch, row_shuffle_args a) {
+  static_assert(OnChip || !Rotated, "the rotated row shuffle permutes rows on chip");
   using word = word_t<W>;
   extern __shared__ __align__(16) unsigned char shared_bytes[];
   const std::uint32_t n = a.n, m = a.m, k = a.k, b = a.b;
@@ -101,17 +104,37 @@ __global__ void __launch_bounds__(row_threads, 1)
   const auto jm0 = static_cast<std::uint32_t>(std::uint64_t{j0} * m % n);
   const std::uint32_t q0 = j0 / b, r0 = j0 % b;
   const std::uint64_t row_words = std::uint64_t{n} * k;
-  for (std::int64_t local = blockIdx.x; local < a.rows; local += gridDim.x) {
+  word* const matrix = reinterpret_cast<word*>(data);
+  // Rotated: this block's band of rows, from its last row down to its first; its halo (the
+  // halo_rows rows below the band as they were before any block wrote) in the scratch.
+  const std::int64_t band_first = std::int64_t{blockIdx.x} * a.band_rows;
+  const std::int64_t band_end =
+      band_first + a.band_rows < a.rows ? band_first + a.band_rows : a.rows;
+  const word* const halo =
+      reinterpret_cast<const word*>(scratch) + std::uint64_t(blockIdx.x * a.halo_rows) * row_words;
+  for (std::int64_t step = 0;; ++step) {
+    const std::int64_t local =
+        Rotated ? band_end - 1 - step : std::int64_t{blockIdx.x} + step * gridDim.x;
+    if (Rotated ? local < band_first : local >= a.rows) break;
     const std::int64_t i = a.first_row + local;
-    word* row = reinterpret_cast<word*>(data) + static_cast<std::uint64_t>(i) * row_words;
+    word* row = matrix + static_cast<std::uint64_t>(i) * row_words;
     word* buffer =
         OnChip ? reinterpret_cast<word*>(shared_bytes)
                : reinterpret_cast<word*>(scratch) + static_cast<std::uint64_t>(local) * row_words;
     std::uint32_t jm = jm0, q = q0, r = r0;
     for (std::uint32_t j = j0; j < n; j += row_unroll * blockDim.x) {
       std::uint32_t from[row_unroll], to[row_unroll];
+      const word* source[row_unroll];  // Rotated: the row element from[u] is read from
 #pragma unroll
       for (int u = 0; u < row_unroll; ++u) {
+        if constexpr (Rotated) {
+          // Before the pre-rotation, the element at (i, j) was at (i - floor(j / b), j).
+          const std::int64_t below = i - q;
+          source[u] =
+              below >= band_first
+                  ? matrix + static_cast<std::uint64_t>(below) * row_words
+                  : halo + static_cast<std::uint64_t>(below - band_first + a.halo_rows) * row_words;
+        }
         // (i - q) mod m, then mod n, plus j m mod n (q < gcd(m, n) <= m while j < n).
         auto s = static_cast<std::uint32_t>(i) - q;
         if (static_cast<std::int32_t>(s) < 0) s += m;
@@ -133,7 +156,7 @@ __global__ void __launch_bounds__(row_threads, 1)
         word v[row_unroll];
 #pragma unroll
         for (int u = 0; u < row_unroll; ++u)
-          if (from[u] < n) v[u] = row[std::uint64_t{from[u]} * k + p];
+          if (from[u] < n) v[u] = (Rotated ? source[u] : row)[std::uint64_t{from[u]} * k + p];
 #pragma unroll
         for (int u = 0; u < row_unroll; ++u)
           if (from[u] < n) buffer[std::uint64_t{to[u]} * k + p] = v[u];
@@ -145,6 +168,22 @@ __global__ void __launch_bounds__(row_threads, 1)
       __syncthreads();
     }
   }
+}
+
+/// The halos of row_shuffle_kernel<W, true, true>: for band t, the halo_rows rows below its
+/// first row t * band_rows (mod m), copied into the scratch before any band is permuted. One block
+/// per halo row.
+template <int W>
+__global__ void __launch_bounds__(row_threads)
+    row_halo_kernel(const unsigned char* data, unsigned char* scratch, row_shuffle_args a) {
+  using word = word_t<W>;
+  const std::uint64_t row_words = std::uint64_t{a.n} * a.k;
+  const std::int64_t band = blockIdx.x / a.halo_rows, h = blockIdx.x % a.halo_rows;
+  std::int64_t source = band * a.band_rows - a.halo_rows + h;
+  if (source < 0) source += a.m;
+  const word* from = reinterpret_cast<const word*>(data) + std::uint64_t(source) * row_words;
+  word* to = reinterpret_cast<word*>(scratch) + std::uint64_t(blockIdx.x) * row_words;
+  for (std::uint64_t t = threadIdx.x; t < row_words; t += blockDim.x) to[t] = from[t];
 }
 
 struct column_args {
