@@ -183,6 +183,9 @@ std::string kernel_text(const stage& s) {
                std::to_string(tiled_chain_length(s)) +
                " (every cycle listed in a table made at plan time, the first super-element of "
                "each cut chain saved aside); loads run ahead of stores along each chain";
+      case tiled_path::pttwac:
+        return "tiled_transpose by PTTWAC: a block per group of instances, one flag bit per "
+               "super-element in shared memory, each moved once along its cycle in place";
       default:
         return "tiled_transpose by cycle following: every super-element claimed through "
                "2-bit states in the workspace, moved once along its cycle";
