@@ -185,13 +185,32 @@ opened_matrix read_matrix(const file_handle& file, const file_options& options) 
   return out;
 }
 
-int resolve_threads(const file_options& options) {
-  return options.plan.threads > 0 ? options.plan.threads : omp_get_max_threads();
-}
-
 /// Address space each thread may take besides the budget under an address-space limit: its
 /// stack and glibc's 64 MiB malloc arena.
 constexpr std::uint64_t per_thread_address_space = std::uint64_t{72} << 20;
+
+/// Address space the process has mapped now (its libraries among it).
+std::uint64_t address_space_used() {
+  std::uint64_t pages = 0;
+  std::ifstream statm("/proc/self/statm");
+  if (!(statm >> pages)) return 0;
+  return pages * static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
+}
+
+/// The caller's thread count, or OpenMP's; under an address-space limit (ulimit -v) no more than
+/// half of what the limit leaves can hold, so that the memory budget keeps the other half (on 16
+/// cores, 16 threads' stacks and arenas alone take more than a 1 GiB limit).
+int resolve_threads(const file_options& options) {
+  if (options.plan.threads > 0) return options.plan.threads;
+  int threads = omp_get_max_threads();
+  if (const std::uint64_t limit = address_space_limit_bytes(); limit != 0) {
+    const std::uint64_t used = address_space_used();
+    const std::uint64_t left = limit > used ? (limit - used) / 2 : 0;
+    threads = static_cast<int>(std::clamp<std::uint64_t>(left / per_thread_address_space, 1,
+                                                         static_cast<std::uint64_t>(threads)));
+  }
+  return threads;
+}
 
 /// The memory budget in effect: the caller's, or a quarter of physical memory (at most
 /// default_budget_cap), within half of what the address-space limit leaves after the threads.
@@ -202,9 +221,7 @@ std::uint64_t resolve_budget(const file_options& options) {
     budget = physical == 0 ? (std::uint64_t{1} << 30) : std::min(physical / 4, default_budget_cap);
   }
   if (const std::uint64_t limit = address_space_limit_bytes(); limit != 0) {
-    std::uint64_t used = 0;
-    std::ifstream statm("/proc/self/statm");
-    if (statm >> used) used *= static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
+    const std::uint64_t used = address_space_used();
     const std::uint64_t threads = static_cast<std::uint64_t>(resolve_threads(options));
     const std::uint64_t taken = used + threads * per_thread_address_space;
     const std::uint64_t left = limit > taken ? (limit - taken) / 2 : 0;
