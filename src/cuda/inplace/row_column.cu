@@ -82,7 +82,9 @@ int current_device() {
   return -1;
 }
 
-/// Whether the current device runs thread-block clusters (sm_90 and later), asked once per device.
+/// Whether the current device runs thread-block clusters (sm_90 and later) and this build holds
+/// the cluster kernel's sm_90 code for it (a build for older architectures runs their code, JIT
+/// compiled, where the kernel is empty), asked once per device.
 bool device_has_clusters() {
   static std::mutex asking;
   static std::map<int, bool> answers;
@@ -94,7 +96,12 @@ bool device_has_clusters() {
   int major = 0;
   check_cuda(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device),
              "row_column: cudaDeviceGetAttribute");
-  return answers[device] = major >= 9;
+  cudaFuncAttributes code{};
+  const bool built =
+      cudaFuncGetAttributes(&code, row_column::column_cluster_kernel<4>) == cudaSuccess &&
+      code.ptxVersion >= 90;
+  if (!built) static_cast<void>(cudaGetLastError());  // its own failure only
+  return answers[device] = major >= 9 && built;
 }
 
 /// Raises the kernel's limits for `shape`: its dynamic shared memory, and clusters of more than 8
@@ -139,9 +146,10 @@ bool clusters_fit(const cluster_shape& shape) {
     config.attrs = &cluster;
     config.numAttrs = 1;
     int clusters = 0;
-    fits =
-        cudaOccupancyMaxActiveClusters(&clusters, kernel, &config) == cudaSuccess && clusters > 0;
-    (void)cudaGetLastError();  // an unsupported shape is an answer, not a sticky error
+    const cudaError_t asked = cudaOccupancyMaxActiveClusters(&clusters, kernel, &config);
+    // An unsupported shape is an answer: its error is cleared, and only its own.
+    if (asked != cudaSuccess) static_cast<void>(cudaGetLastError());
+    fits = asked == cudaSuccess && clusters > 0;
   }
   return answers[key] = fits;
 }

@@ -512,6 +512,9 @@ __global__ void __launch_bounds__(cluster_threads<W>, 2)
     }
   }
   cluster.sync();
+#else
+  // Built without sm_90 code: device_has_clusters keeps the launchers off this kernel.
+  __trap();
 #endif
 }
 
