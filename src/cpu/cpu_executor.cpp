@@ -48,6 +48,11 @@ std::size_t workspace_bytes(const plan_data& plan) {
       need = skinny_remainder_scratch_bytes(s, plan.threads);
     } else if (is_row_column(s.kind)) {
       need = row_column_workspace(s, plan.threads);
+      // A stage-by-stage run takes the pre-rotation alone: room for both.
+      const std::int64_t bands =
+          i + 1 < stages.size() ? row_column_fused_bands(s, stages[i + 1], plan.threads) : 0;
+      if (bands > 0)
+        need = std::max(need, row_column_fused_workspace(stages[i + 1], plan.threads, bands));
     }
     bytes = std::max(bytes, need);
   }
@@ -77,7 +82,15 @@ void execute_inplace(const plan_data& plan, void* data, std::size_t first, std::
       } else if (is_skinny_remainder(s.kind)) {
         skinny_remainder(matrix, s, held, workspace, plan.threads);
       } else if (is_row_column(s.kind)) {
-        row_column_phase(matrix, s, workspace, plan.threads);
+        // A pre-rotation and the row shuffle after it run as one pass where they fuse.
+        const std::int64_t bands =
+            i + 1 < end ? row_column_fused_bands(s, stages[i + 1], plan.threads) : 0;
+        if (bands > 0) {
+          row_column_fused_phases(matrix, s, stages[i + 1], workspace, plan.threads, bands);
+          ++i;
+        } else {
+          row_column_phase(matrix, s, workspace, plan.threads);
+        }
       } else {
         throw error(status::internal_error, "in-place plan holds a stage of kind copy_transpose");
       }

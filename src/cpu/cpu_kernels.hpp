@@ -34,6 +34,15 @@ void square_swap(std::byte* data, const stage& s, int threads);
 std::size_t row_column_workspace(const stage& s, int threads);
 /// One phase of the Catanzaro-Keller-Garland decomposition (stage_kind::row_column_*).
 void row_column_phase(std::byte* data, const stage& s, std::byte* workspace, int threads);
+/// The bands in which the pre-rotation `pre` runs fused into the row shuffle `row` right after
+/// it (plan/row_column.hpp, row_column_rotated_bands), or 0 where they run apart.
+std::int64_t row_column_fused_bands(const stage& pre, const stage& row, int threads);
+/// Scratch bytes for the pre-rotation fused into the row shuffle `row` in `bands` bands.
+std::size_t row_column_fused_workspace(const stage& row, int threads, std::int64_t bands);
+/// The pre-rotation `pre` and the row shuffle `row` after it (same matrix, gcd > 1) in one pass
+/// over `bands` bands of rows (1 <= bands); the same result as the two phases in sequence.
+void row_column_fused_phases(std::byte* data, const stage& pre, const stage& row,
+                             std::byte* workspace, int threads, std::int64_t bands);
 
 /// Bytes of the r x m remainder block that a skinny_remainder_* stage `s` keeps in the workspace
 /// from its first step (split / take) to its second (place / spread).

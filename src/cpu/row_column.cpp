@@ -4,6 +4,10 @@
 //  - Row shuffle: rows are split across threads; each row is scattered into a per-thread row
 //    buffer and copied back (one pass over memory, the scatter stays in L1/L2). When gcd(m, n) = 1
 //    the scatter is by a fixed table and the copy back rotates the row.
+//  - Pre-rotation fused into the row shuffle (where row_column_rotated_bands says): one band of
+//    rows per thread, permuted from its last row to its first, each row gathering its pieces from
+//    the rows the pre-rotation would move them out of; the gcd - 1 rows below each band are saved
+//    first (halos), as the band below overwrites them. One pass plus the halos.
 //  - Pre-rotation and column shuffle: blocks of `tile` adjacent columns are split across
 //    threads. A block's columns are rotated by amounts k0 + residual(j), residual < tile, so a
 //    block is (1) skewed by the residuals in one top-to-bottom sweep that saves only the first
@@ -285,46 +289,105 @@ std::size_t row_buffer_bytes(const row_column_math& math, std::size_t e) {
   return round_up(static_cast<std::size_t>(math.n()) * e);
 }
 
-/// Scatters `count` elements read `in_stride` bytes apart to buffer positions s, s-1, s-2, ...
-/// taken mod n (the position after 0 is n-1).
-template <std::size_t E>
-void scatter_descending(std::byte* buffer, const std::byte* in, std::size_t in_stride,
+/// Scatters the elements of runs q0, q0 + 1, ..., q0 + count - 1 at byte `offset` of each run
+/// (run(q) points to the run's first element) to buffer positions s, s-1, s-2, ... taken mod n
+/// (the position after 0 is n-1).
+template <std::size_t E, class Run>
+void scatter_descending(std::byte* buffer, const Run& run, std::size_t offset, std::int64_t q0,
                         std::int64_t count, std::int64_t s, std::int64_t n, std::size_t bytes) {
   while (count > 0) {
-    const std::int64_t run = std::min(count, s + 1);
+    const std::int64_t length = std::min(count, s + 1);
     std::byte* out = buffer + s * bytes;
-    for (std::int64_t t = 0; t < run; ++t)
-      copy_element<E>(out - t * bytes, in + t * in_stride, bytes);
-    in += run * in_stride;
-    count -= run;
+    for (std::int64_t t = 0; t < length; ++t)
+      copy_element<E>(out - t * bytes, run(q0 + t) + offset, bytes);
+    q0 += length;
+    count -= length;
     s = n - 1;
   }
 }
 
-/// Phase 2: in row x, column j = q*b + k (0 <= k < b) goes to s = (k*m + i_q) mod n, where
-/// i_q = (x - q) mod m is the element's original row (j*m = q*a*n + k*m). Each row is scattered
-/// into a per-thread buffer and copied back, in whichever order gives the longer inner loops:
-/// for fixed q, s = (table[k] + i_q) mod n (c = 1: the buffer takes table[k] and the copy back
-/// rotates by i_0 = x mod n); for fixed k, s steps down by one with q, except once where i_q wraps
-/// from 0 to m - 1.
+/// The terms of phase 2 that every row shares.
+struct row_shuffle_terms {
+  std::int64_t m, n, b, c;
+  std::int64_t m_mod_n, last_row_mod_n;  ///< m mod n, (m - 1) mod n
+  std::size_t bytes;
+  const std::uint32_t* destination_table;  ///< k*m mod n for k < b, or nullptr
+};
+
+/// Phase 2 of row x with c > 1: column j = q*b + k (0 <= k < b) goes to s = (k*m + i_q) mod n,
+/// where i_q = (x - q) mod m is the element's original row (j*m = q*a*n + k*m); run(q) points to
+/// where the element of column q*b is read. Scatters into `buffer` in whichever order gives the
+/// longer inner loops: for fixed q, s = (table[k] + i_q) mod n; for fixed k, s steps down by one
+/// with q, except once where i_q wraps from 0 to m - 1.
+template <std::size_t E, class Run, class Ahead>
+void scatter_row(std::byte* buffer, std::int64_t x, const row_shuffle_terms& t, const Run& run,
+                 const Ahead& ahead) {
+  const std::size_t bytes = E != 0 ? E : t.bytes;
+  const std::int64_t n = t.n;
+  if (t.destination_table != nullptr) {
+    const std::int64_t line_elements = std::max<std::int64_t>(1, cache_line / bytes);
+    std::int64_t i_mod_n = x % n;  // i_q mod n, for q = 0, 1, ...
+    for (std::int64_t q = 0; q < t.c; ++q) {
+      const std::byte* in = run(q);
+      const std::byte* next = ahead(q);
+      for (std::int64_t k0 = 0; k0 < t.b; k0 += line_elements) {
+        if (next != nullptr) __builtin_prefetch(next + k0 * bytes);
+        const std::int64_t k_end = std::min(k0 + line_elements, t.b);
+        for (std::int64_t k = k0; k < k_end; ++k, in += bytes) {
+          const std::int64_t to = t.destination_table[k] + i_mod_n;
+          copy_element<E>(buffer + (to >= n ? to - n : to) * bytes, in, bytes);
+        }
+      }
+      i_mod_n = q == x ? t.last_row_mod_n : (i_mod_n == 0 ? n - 1 : i_mod_n - 1);
+    }
+    return;
+  }
+  const std::int64_t unwrapped = std::min(x + 1, t.c);  // q <= x: i_q = x - q
+  const std::int64_t x_mod_n = x % n;
+  std::int64_t k_times_m = 0;  // k*m mod n
+  for (std::int64_t k = 0; k < t.b; ++k) {
+    const std::size_t offset = k * bytes;
+    std::int64_t to = k_times_m + x_mod_n;
+    scatter_descending<E>(buffer, run, offset, 0, unwrapped, to >= n ? to - n : to, n, bytes);
+    if (unwrapped < t.c) {
+      to = k_times_m + t.last_row_mod_n;
+      scatter_descending<E>(buffer, run, offset, unwrapped, t.c - unwrapped, to >= n ? to - n : to,
+                            n, bytes);
+    }
+    k_times_m += t.m_mod_n;
+    if (k_times_m >= n) k_times_m -= n;
+  }
+}
+
+/// The terms of phase 2, with the destination table filled at the start of `workspace` where
+/// the row shuffle uses one.
+row_shuffle_terms make_row_shuffle_terms(const stage& s, std::byte* workspace) {
+  const row_column_math math(s.rows, s.cols);
+  row_shuffle_terms t{
+      math.m(),      math.n(), math.b(), math.c(), math.m() % math.n(), (math.m() - 1) % math.n(),
+      s.super_bytes, nullptr};
+  if (uses_destination_table(math)) {
+    auto* table = reinterpret_cast<std::uint32_t*>(workspace);
+    std::int64_t k_times_m = 0;  // k*m mod n
+    for (std::int64_t k = 0; k < t.b; ++k) {
+      table[k] = static_cast<std::uint32_t>(k_times_m);
+      k_times_m += t.m_mod_n;
+      if (k_times_m >= t.n) k_times_m -= t.n;
+    }
+    t.destination_table = table;
+  }
+  return t;
+}
+
+/// Phase 2: each row scattered into a per-thread buffer (scatter_row) and copied back. With
+/// c = 1 the buffer takes table[k] alone and the copy back rotates by x mod n.
 template <std::size_t E>
 void shuffle_rows(std::byte* data, const stage& s, std::byte* workspace, int threads) {
-  const row_column_math math(s.rows, s.cols);
-  const std::int64_t m = math.m(), n = math.n(), b = math.b(), c = math.c();
+  const row_shuffle_terms t = make_row_shuffle_terms(s, workspace);
+  const std::int64_t m = t.m, n = t.n, b = t.b;
   const std::size_t bytes = E != 0 ? E : s.super_bytes;
   const std::size_t row_bytes = static_cast<std::size_t>(n) * bytes;
-  const std::int64_t m_mod_n = m % n;
-  const std::int64_t last_row_mod_n = (m - 1) % n;
-  const bool use_destination_table = uses_destination_table(math);
-  auto* destination_table = reinterpret_cast<std::uint32_t*>(workspace);
-  if (use_destination_table) {
-    std::int64_t k_times_m = 0;  // k*m mod n
-    for (std::int64_t k = 0; k < b; ++k) {
-      destination_table[k] = static_cast<std::uint32_t>(k_times_m);
-      k_times_m += m_mod_n;
-      if (k_times_m >= n) k_times_m -= n;
-    }
-  }
+  const row_column_math math(m, n);
   std::byte* const row_buffers = workspace + destination_table_bytes(math);
 #pragma omp parallel num_threads(threads)
   {
@@ -332,41 +395,86 @@ void shuffle_rows(std::byte* data, const stage& s, std::byte* workspace, int thr
 #pragma omp for schedule(static)
     for (std::int64_t x = 0; x < m; ++x) {
       std::byte* line = data + static_cast<std::size_t>(x) * row_bytes;
-      if (use_destination_table && c == 1) {
+      if (t.destination_table != nullptr && t.c == 1) {
         // s = (k*m mod n + x mod n) mod n: scatter by the table alone, rotate while copying back.
         for (std::int64_t k = 0; k < n; ++k)
-          copy_element<E>(buffer + destination_table[k] * bytes, line + k * bytes, bytes);
+          copy_element<E>(buffer + t.destination_table[k] * bytes, line + k * bytes, bytes);
         const std::size_t rotation = static_cast<std::size_t>(x % n) * bytes;
         std::memcpy(line + rotation, buffer, row_bytes - rotation);
         std::memcpy(line, buffer + row_bytes - rotation, rotation);
-      } else if (use_destination_table) {
-        std::int64_t i_mod_n = x % n;  // i_q mod n, for q = 0, 1, ...
-        const std::byte* in = line;
-        for (std::int64_t q = 0; q < c; ++q) {
-          for (std::int64_t k = 0; k < b; ++k, in += bytes) {
-            const std::int64_t to = destination_table[k] + i_mod_n;
-            copy_element<E>(buffer + (to >= n ? to - n : to) * bytes, in, bytes);
-          }
-          i_mod_n = q == x ? last_row_mod_n : (i_mod_n == 0 ? n - 1 : i_mod_n - 1);
-        }
-        std::memcpy(line, buffer, row_bytes);
       } else {
-        const std::int64_t unwrapped = std::min(x + 1, c);  // q <= x: i_q = x - q
-        const std::int64_t x_mod_n = x % n;
-        std::int64_t k_times_m = 0;  // k*m mod n
-        for (std::int64_t k = 0; k < b; ++k) {
-          const std::byte* in = line + k * bytes;
-          std::int64_t to = k_times_m + x_mod_n;
-          scatter_descending<E>(buffer, in, b * bytes, unwrapped, to >= n ? to - n : to, n, bytes);
-          if (unwrapped < c) {
-            to = k_times_m + last_row_mod_n;
-            scatter_descending<E>(buffer, in + unwrapped * b * bytes, b * bytes, c - unwrapped,
-                                  to >= n ? to - n : to, n, bytes);
-          }
-          k_times_m += m_mod_n;
-          if (k_times_m >= n) k_times_m -= n;
-        }
+        const std::size_t run_bytes = static_cast<std::size_t>(b) * bytes;
+        scatter_row<E>(
+            buffer, x, t, [&](std::int64_t q) { return line + q * run_bytes; },
+            [](std::int64_t) -> const std::byte* { return nullptr; });
         std::memcpy(line, buffer, row_bytes);
+      }
+    }
+  }
+}
+
+/// Workspace of phases 1 and 2 fused in `bands` bands: the destination table, the halos
+/// (bands x (c - 1) rows), then per thread a row buffer and c run pointers.
+std::size_t halo_bytes(const row_column_math& math, std::size_t e, std::int64_t bands) {
+  return static_cast<std::size_t>(bands * (math.c() - 1)) * row_buffer_bytes(math, e);
+}
+std::size_t rotated_thread_bytes(const row_column_math& math, std::size_t e) {
+  return row_buffer_bytes(math, e) +
+         round_up(static_cast<std::size_t>(math.c()) * sizeof(const std::byte*));
+}
+
+/// Phases 1 and 2 in one pass: band t (rows [t*band_rows, (t+1)*band_rows)) permutes its rows
+/// from its last to its first, row x gathering column j from row (x - floor(j/b)) mod m, where
+/// the pre-rotation would have moved it from. The rows it reads below x in its band are still as
+/// they were; the c - 1 rows below its first row belong to the band below (or, for band 0, are
+/// the matrix's last rows) and are read from its halo, copied before any band starts.
+template <std::size_t E>
+void shuffle_rotated_rows(std::byte* data, const stage& s, std::byte* workspace, int threads,
+                          std::int64_t bands) {
+  const row_shuffle_terms t = make_row_shuffle_terms(s, workspace);
+  const row_column_math math(s.rows, s.cols);
+  const std::int64_t m = t.m, c = t.c, halo_rows = c - 1;
+  const std::size_t bytes = E != 0 ? E : s.super_bytes;
+  const std::size_t row_bytes = static_cast<std::size_t>(t.n) * bytes;
+  const std::size_t halo_row_bytes = row_buffer_bytes(math, s.super_bytes);
+  const std::size_t run_bytes = static_cast<std::size_t>(t.b) * bytes;
+  const std::int64_t band_rows = (m + bands - 1) / bands;
+  bands = (m + band_rows - 1) / band_rows;
+  std::byte* const halos = workspace + destination_table_bytes(math);
+  std::byte* const per_thread = halos + halo_bytes(math, s.super_bytes, bands);
+  auto row = [&](std::int64_t x) { return data + static_cast<std::size_t>(x) * row_bytes; };
+#pragma omp parallel num_threads(threads)
+  {
+    std::byte* thread_scratch =
+        per_thread + omp_get_thread_num() * rotated_thread_bytes(math, s.super_bytes);
+    std::byte* buffer = thread_scratch;
+    auto** runs = reinterpret_cast<const std::byte**>(thread_scratch + halo_row_bytes);
+#pragma omp for schedule(static)
+    for (std::int64_t h = 0; h < bands * halo_rows; ++h) {
+      std::int64_t from = h / halo_rows * band_rows - halo_rows + h % halo_rows;
+      if (from < 0) from += m;
+      std::memcpy(halos + h * halo_row_bytes, row(from), row_bytes);
+    }
+    // The implicit barrier above: every halo is saved before any band writes.
+#pragma omp for schedule(static)
+    for (std::int64_t band = 0; band < bands; ++band) {
+      const std::int64_t first = band * band_rows, end = std::min(first + band_rows, m);
+      // Halo row h of this band holds row first - halo_rows + h (mod m) as it was.
+      const std::byte* halo = halos + band * halo_rows * halo_row_bytes;
+      auto run_of = [&](std::int64_t x, std::int64_t q) {
+        const std::int64_t from = x - q;
+        return (from >= first ? row(from) : halo + (from - first + halo_rows) * halo_row_bytes) +
+               q * run_bytes;
+      };
+      for (std::int64_t x = end - 1; x >= first; --x) {
+        for (std::int64_t q = 0; q < c; ++q) runs[q] = run_of(x, q);
+        // Each run of row x is a stream of its own: the next row's are prefetched along.
+        scatter_row<E>(
+            buffer, x, t, [&](std::int64_t q) { return runs[q]; },
+            [&](std::int64_t q) -> const std::byte* {
+              return x > first ? run_of(x - 1, q) : nullptr;
+            });
+        std::memcpy(row(x), buffer, row_bytes);
       }
     }
   }
@@ -387,6 +495,36 @@ void run_phase(std::byte* data, const stage& s, std::byte* workspace, int thread
 }
 
 }  // namespace
+
+std::int64_t row_column_fused_bands(const stage& pre, const stage& row, int threads) {
+  if (pre.kind != stage_kind::row_column_pre_rotate ||
+      row.kind != stage_kind::row_column_row_shuffle || pre.rows != row.rows ||
+      pre.cols != row.cols || pre.super_bytes != row.super_bytes)
+    return 0;
+  return row_column_rotated_bands(row.rows, row.cols, row.super_bytes, threads);
+}
+
+std::size_t row_column_fused_workspace(const stage& row, int threads, std::int64_t bands) {
+  const row_column_math math(row.rows, row.cols);
+  const std::int64_t band_rows = (row.rows + bands - 1) / bands;
+  return destination_table_bytes(math) +
+         halo_bytes(math, row.super_bytes, (row.rows + band_rows - 1) / band_rows) +
+         rotated_thread_bytes(math, row.super_bytes) * static_cast<std::size_t>(threads);
+}
+
+void row_column_fused_phases(std::byte* data, const stage& pre, const stage& row,
+                             std::byte* workspace, int threads, std::int64_t bands) {
+  if (pre.kind != stage_kind::row_column_pre_rotate ||
+      row.kind != stage_kind::row_column_row_shuffle || pre.rows != row.rows ||
+      pre.cols != row.cols || pre.super_bytes != row.super_bytes || bands < 1 ||
+      row_column_math(row.rows, row.cols).c() < 2)
+    throw error(status::internal_error,
+                "row_column_fused_phases: not a pre-rotation and the row shuffle after it");
+  dispatch_element_size(row.super_bytes, [&](auto size) {
+    shuffle_rotated_rows<decltype(size)::value>(data, row, workspace, threads,
+                                                std::min(bands, row.rows));
+  });
+}
 
 std::size_t row_column_workspace(const stage& s, int threads) {
   const auto thread_count = static_cast<std::size_t>(threads);

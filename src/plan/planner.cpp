@@ -102,7 +102,7 @@ std::vector<stage> rectangular_stages(const plan_data& p, route r,
     case route::cycle_following:
       return {cycle_following_stage(p)};
     case route::row_column:
-      return row_column_stages(p.rows, p.cols, e);
+      return row_column_stages(p.rows, p.cols, e, p.threads);
     case route::skinny_chunks:
       return skinny_chunks_stages(p.rows, p.cols, e);
     case route::three_stage:

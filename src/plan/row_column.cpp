@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <utility>
 
+#include "plan/planner.hpp"
+
 namespace xpose::detail {
 
 std::int64_t greatest_common_divisor(std::int64_t x, std::int64_t y) noexcept {
@@ -25,7 +27,21 @@ std::int64_t row_column_block_width(std::int64_t m, std::int64_t n, std::size_t 
   return std::min(width, n);
 }
 
-std::vector<stage> row_column_stages(std::int64_t m, std::int64_t n, std::size_t e) {
+std::int64_t row_column_rotated_bands(std::int64_t m, std::int64_t n, std::size_t e, int threads) {
+  const std::int64_t c = greatest_common_divisor(m, n);
+  if (c < 2 || threads < 1) return 0;
+  const std::int64_t bands = std::min<std::int64_t>(threads, m);
+  const std::int64_t band_rows = (m + bands - 1) / bands;
+  if (band_rows < row_column_min_band_halos * (c - 1)) return 0;
+  const double row_bytes = static_cast<double>(n) * static_cast<double>(e);
+  // The halos and the threads' row buffers, the fused pass's scratch.
+  const double scratch_bytes = static_cast<double>(bands * (c - 1) + threads) * row_bytes;
+  const double budget = std::max(workspace_budget_fraction * static_cast<double>(m) * row_bytes,
+                                 static_cast<double>(workspace_floor_bytes));
+  return scratch_bytes <= budget ? bands : 0;
+}
+
+std::vector<stage> row_column_stages(std::int64_t m, std::int64_t n, std::size_t e, int threads) {
   const row_column_math math(m, n);
   auto make = [&](stage_kind kind, const char* label) {
     stage s;
@@ -39,7 +55,14 @@ std::vector<stage> row_column_stages(std::int64_t m, std::int64_t n, std::size_t
     return s;
   };
   std::vector<stage> stages;
-  if (math.c() > 1) stages.push_back(make(stage_kind::row_column_pre_rotate, "pre-rotate"));
+  if (math.c() > 1) {
+    stage pre = make(stage_kind::row_column_pre_rotate, "pre-rotate");
+    // Fused: the halos, copied out and read back, for bands x (c - 1) rows of m.
+    const std::int64_t bands = row_column_rotated_bands(m, n, e, threads);
+    if (bands > 0)
+      pre.passes = static_cast<double>(bands * (math.c() - 1)) / static_cast<double>(m) + 0.05;
+    stages.push_back(pre);
+  }
   stages.push_back(make(stage_kind::row_column_row_shuffle, "row shuffle"));
   stages.push_back(make(stage_kind::row_column_column_shuffle, "column shuffle"));
   return stages;

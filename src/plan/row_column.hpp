@@ -90,9 +90,22 @@ class row_column_math {
 /// m rows should stay in a core's L2 cache between the sweeps of one phase.
 std::int64_t row_column_block_width(std::int64_t m, std::int64_t n, std::size_t e);
 
+/// The bands in which the CPU runs the pre-rotation fused into the row shuffle of an m x n
+/// matrix of e-byte elements with `threads` threads, or 0 where it runs the two apart: one band
+/// per thread, each permuting its rows from its last to its first, every row gathered from the
+/// rows the pre-rotation would move into it; the gcd(m, n) - 1 rows below each band are copied
+/// into a scratch (its halo) first. Fused where gcd(m, n) > 1, the halos and the threads' row
+/// buffers fit the CPU's in-place workspace budget (planner.hpp) and a band holds at least
+/// row_column_min_band_halos times its halo.
+std::int64_t row_column_rotated_bands(std::int64_t m, std::int64_t n, std::size_t e, int threads);
+inline constexpr std::int64_t row_column_min_band_halos = 4;
+
 /// The stages of route row_column for an m x n row-major matrix of e-byte elements:
 /// [row_column_pre_rotate (only when gcd(m, n) > 1)], row_column_row_shuffle,
 /// row_column_column_shuffle; rows = m, cols = n, super_bytes = e, tile = column block width.
-std::vector<stage> row_column_stages(std::int64_t m, std::int64_t n, std::size_t e);
+/// Passes as the CPU runs them with `threads` threads: the pre-rotation costs its halos where it
+/// fuses into the row shuffle (row_column_rotated_bands), a pass where it runs alone.
+std::vector<stage> row_column_stages(std::int64_t m, std::int64_t n, std::size_t e,
+                                     int threads = 1);
 
 }  // namespace xpose::detail

@@ -8,11 +8,13 @@
 #include <cstdint>
 #include <cstring>
 #include <random>
+#include <tuple>
 #include <vector>
 
 #include "cpu/cpu_kernels.hpp"
 #include "plan/row_column.hpp"
 #include "test_util.hpp"
+#include "xpose/xpose.hpp"
 
 namespace xpose::detail {
 namespace {
@@ -230,6 +232,118 @@ TEST(RowColumnRoute, SquaresAndGcdCases) {
   expect_transposes(1024, 4096, 8, 2);  // gcd 1024
   expect_transposes(3000, 2001, 4, 2);  // gcd 3
   expect_transposes(2310, 1001, 1, 2);  // gcd 77
+}
+
+// The pre-rotation fused into the row shuffle (cpu::row_column_fused_phases), against the two
+// gather formulas in sequence, with a poisoned workspace and guards past it and the matrix.
+void expect_fused_phases(std::int64_t m, std::int64_t n, std::size_t e, int threads,
+                         std::int64_t bands) {
+  const row_column_math math(m, n);
+  const std::vector<stage> stages = row_column_stages(m, n, e, threads);
+  ASSERT_EQ(stages.size(), 3u);
+  const stage &pre = stages[0], &row = stages[1];
+  bytes matrix = random_bytes<std::byte>(static_cast<std::size_t>(m * n) * e, m * 131 + n + e);
+  bytes rotated(matrix.size()), expected(matrix.size());
+  for (std::int64_t r = 0; r < m; ++r)
+    for (std::int64_t j = 0; j < n; ++j) {
+      std::memcpy(&rotated[(r * n + j) * e], &matrix[(math.pre_rotation_source(r, j) * n + j) * e],
+                  e);
+    }
+  for (std::int64_t r = 0; r < m; ++r)
+    for (std::int64_t j = 0; j < n; ++j)
+      std::memcpy(&expected[(r * n + math.row_shuffle_destination(r, j)) * e],
+                  &rotated[(r * n + j) * e], e);
+  constexpr std::size_t guard = 256;
+  const std::size_t work = cpu::row_column_fused_workspace(row, threads, bands);
+  bytes workspace = random_bytes<std::byte>(work + guard, 77);
+  const bytes workspace_guard(workspace.end() - guard, workspace.end());
+  matrix.resize(matrix.size() + guard, std::byte{0x5a});
+  cpu::row_column_fused_phases(matrix.data(), pre, row, workspace.data(), threads, bands);
+  for (std::size_t k = matrix.size() - guard; k < matrix.size(); ++k)
+    ASSERT_EQ(matrix[k], std::byte{0x5a}) << "write past the matrix";
+  matrix.resize(matrix.size() - guard);
+  ASSERT_TRUE(std::equal(workspace_guard.begin(), workspace_guard.end(), workspace.end() - guard))
+      << "write past the workspace";
+  ASSERT_TRUE(matrix == expected) << m << " x " << n << ", " << e << "-byte elements, " << threads
+                                  << " threads, " << bands << " bands";
+}
+
+// Every shape up to 40 x 40 with gcd > 1, every element size 1-16, bands from one to one per
+// row (bands shorter than their halos included) and 1-3 threads.
+TEST(RowColumnFused, EveryShapeUpTo40WithGcd) {
+  int k = 0;
+  for (std::int64_t m = 2; m <= 40; ++m)
+    for (std::int64_t n = 2; n <= 40; ++n) {
+      if (greatest_common_divisor(m, n) < 2) continue;
+      for (std::size_t e = 1; e <= 16; ++e, ++k) {
+        const std::int64_t bands[] = {1, 2, 3, m, (m + 1) / 2};
+        expect_fused_phases(m, n, e, k % 3 + 1, bands[k % 5]);
+      }
+    }
+}
+
+// Larger random shapes with a common factor: both row shuffle orders (b >= 16 through the
+// destination table, b < 16 run by run), many bands, 1-4 threads.
+TEST(RowColumnFused, RandomLargerShapes) {
+  std::mt19937_64 rng(45);
+  const std::size_t sizes[] = {1, 2, 4, 8, 16, 12, 3};
+  for (int trial = 0; trial < 40; ++trial) {
+    const std::int64_t c = std::uniform_int_distribution<std::int64_t>(2, 40)(rng);
+    const std::int64_t a = std::uniform_int_distribution<std::int64_t>(1, 60)(rng);
+    const std::int64_t b = std::uniform_int_distribution<std::int64_t>(1, 60)(rng);
+    const int threads = trial % 4 + 1;
+    const std::int64_t bands =
+        std::uniform_int_distribution<std::int64_t>(1, std::min<std::int64_t>(c * a, 64))(rng);
+    expect_fused_phases(c * a, c * b, sizes[trial % 7], threads, bands);
+  }
+  expect_fused_phases(7444, 1144, 4, 2, 2);
+  expect_fused_phases(1641, 1461, 8, 3, 7);  // gcd 3
+  expect_fused_phases(3000, 2001, 12, 4, 4);
+}
+
+// The planned fusion runs where the halos are small, prices the pre-rotation at its halos, and
+// stays apart where they are not (gcd 1800 of 7200 x 1800) or the bands are short.
+TEST(RowColumnFused, PlannedWhereTheHalosAreSmall) {
+  EXPECT_EQ(row_column_rotated_bands(7444, 11444, 4, 2), 2);
+  EXPECT_EQ(row_column_rotated_bands(7444, 11444, 4, 16), 16);
+  EXPECT_EQ(row_column_rotated_bands(7919, 1801, 4, 2), 0);  // gcd 1: no pre-rotation
+  EXPECT_EQ(row_column_rotated_bands(7200, 1800, 4, 2), 0);
+  EXPECT_EQ(row_column_rotated_bands(40, 30, 4, 2), 0);  // bands of 20 rows, halos of 9
+  const auto stages = row_column_stages(7444, 11444, 4, 2);
+  EXPECT_LT(stages[0].passes, 0.2);
+  EXPECT_EQ(row_column_stages(7200, 1800, 4, 2)[0].passes, 1.0);
+  const stage& pre = stages[0];
+  const stage& row = stages[1];
+  EXPECT_EQ(cpu::row_column_fused_bands(pre, row, 2), 2);
+  EXPECT_EQ(cpu::row_column_fused_bands(row, pre, 2), 0);
+  EXPECT_EQ(cpu::row_column_fused_bands(pre, stages[2], 2), 0);
+}
+
+// The whole route through the executor, where it fuses, at 1-4 threads.
+TEST(RowColumnFused, RouteThroughThePlan) {
+  for (int threads = 1; threads <= 4; ++threads) {
+    for (auto [m, n, e] :
+         {std::tuple<std::int64_t, std::int64_t, std::size_t>{2400, 1802, 4},  // gcd 2
+          {3000, 2001, 8},                                                     // gcd 3
+          {1800, 2404, 1},                                                     // gcd 4
+          {1203, 903, 12},                                                     // gcd 3
+          {3005, 905, 16}}) {                                                  // gcd 5
+      const bytes in = random_bytes<std::byte>(static_cast<std::size_t>(m * n) * e, m + threads);
+      plan_options options;
+      options.forced_route = route::row_column;
+      options.threads = threads;
+      const plan p = plan_inplace({m, n, e}, options);
+      EXPECT_GT(row_column_rotated_bands(m, n, e, threads), 0) << m << " x " << n;
+      EXPECT_LT(p.predicted_passes(), 2.5) << p.describe();
+      bytes data = in;
+      p.execute(data.data());
+      ASSERT_TRUE(data == reference_transpose(in, m, n, e)) << p.describe();
+      // Stage by stage, the pre-rotation runs alone.
+      bytes staged = in;
+      for (std::size_t i = 0; i < p.stage_count(); ++i) p.execute_stage(i, staged.data());
+      ASSERT_TRUE(staged == data) << p.describe();
+    }
+  }
 }
 
 // More than 2^31 one-byte elements; checked against the element's own index, no second copy.
