@@ -104,6 +104,28 @@ bool device_has_clusters() {
   return answers[device] = major >= 9 && built;
 }
 
+/// The launch configuration of `clusters` clusters of `shape` (blocks of `threads` threads) on
+/// `stream`; it points at its own cluster attribute, so it is neither copied nor moved.
+struct cluster_launch {
+  cudaLaunchAttribute cluster{};
+  cudaLaunchConfig_t config{};
+
+  cluster_launch(const cluster_shape& shape, unsigned clusters, int threads, cudaStream_t stream) {
+    cluster.id = cudaLaunchAttributeClusterDimension;
+    cluster.val.clusterDim.x = static_cast<unsigned>(shape.ranks);
+    cluster.val.clusterDim.y = 1;
+    cluster.val.clusterDim.z = 1;
+    config.gridDim = dim3(clusters * static_cast<unsigned>(shape.ranks));
+    config.blockDim = dim3(static_cast<unsigned>(threads));
+    config.dynamicSmemBytes = shape.shared_bytes;
+    config.stream = stream;
+    config.attrs = &cluster;
+    config.numAttrs = 1;
+  }
+  cluster_launch(const cluster_launch&) = delete;
+  cluster_launch& operator=(const cluster_launch&) = delete;
+};
+
 /// Raises the kernel's limits for `shape`: its dynamic shared memory, and clusters of more than 8
 /// blocks.
 template <class Kernel>
@@ -134,19 +156,9 @@ bool clusters_fit(const cluster_shape& shape) {
   bool fits = shape.shared_bytes <= static_cast<std::size_t>(allowed);
   if (fits) {
     allow_cluster_kernel(kernel, shape);
-    cudaLaunchConfig_t config{};
-    config.gridDim = dim3(static_cast<unsigned>(shape.ranks));
-    config.blockDim = dim3(row_column::cluster_threads<16>);
-    config.dynamicSmemBytes = shape.shared_bytes;
-    cudaLaunchAttribute cluster{};
-    cluster.id = cudaLaunchAttributeClusterDimension;
-    cluster.val.clusterDim.x = static_cast<unsigned>(shape.ranks);
-    cluster.val.clusterDim.y = 1;
-    cluster.val.clusterDim.z = 1;
-    config.attrs = &cluster;
-    config.numAttrs = 1;
+    cluster_launch launch(shape, 1, row_column::cluster_threads<16>, nullptr);
     int clusters = 0;
-    const cudaError_t asked = cudaOccupancyMaxActiveClusters(&clusters, kernel, &config);
+    const cudaError_t asked = cudaOccupancyMaxActiveClusters(&clusters, kernel, &launch.config);
     // An unsupported shape is an answer: its error is cleared, and only its own.
     if (asked != cudaSuccess) static_cast<void>(cudaGetLastError());
     fits = asked == cudaSuccess && clusters > 0;
@@ -346,19 +358,8 @@ void launch_columns_on_clusters(unsigned char* data, const stage& s, const clust
   for (std::int64_t first = 0; first < blocks; first += group) {
     c.columns.first_block = first;
     const auto count = static_cast<unsigned>(std::min(group, blocks - first));
-    cudaLaunchConfig_t config{};
-    config.gridDim = dim3(count * static_cast<unsigned>(shape.ranks));
-    config.blockDim = dim3(row_column::cluster_threads<W>);
-    config.dynamicSmemBytes = shape.shared_bytes;
-    config.stream = stream;
-    cudaLaunchAttribute cluster{};
-    cluster.id = cudaLaunchAttributeClusterDimension;
-    cluster.val.clusterDim.x = static_cast<unsigned>(shape.ranks);
-    cluster.val.clusterDim.y = 1;
-    cluster.val.clusterDim.z = 1;
-    config.attrs = &cluster;
-    config.numAttrs = 1;
-    check_cuda(cudaLaunchKernelEx(&config, kernel, data, c), "column_cluster_kernel");
+    cluster_launch launch(shape, count, row_column::cluster_threads<W>, stream);
+    check_cuda(cudaLaunchKernelEx(&launch.config, kernel, data, c), "column_cluster_kernel");
     check_launch("column_cluster_kernel");
   }
 }
