@@ -404,9 +404,11 @@ void shuffle_rows(std::byte* data, const stage& s, std::byte* workspace, int thr
         std::memcpy(line, buffer + row_bytes - rotation, rotation);
       } else {
         const std::size_t run_bytes = static_cast<std::size_t>(b) * bytes;
+        // The next row prefetched along, a stream the scatter alone leaves to the hardware.
+        const std::byte* next = x + 1 < m ? line + row_bytes : nullptr;
         scatter_row<E>(
             buffer, x, t, [&](std::int64_t q) { return line + q * run_bytes; },
-            [](std::int64_t) -> const std::byte* { return nullptr; });
+            [&](std::int64_t q) { return next == nullptr ? next : next + q * run_bytes; });
         std::memcpy(line, buffer, row_bytes);
       }
     }
