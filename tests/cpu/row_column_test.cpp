@@ -346,6 +346,47 @@ TEST(RowColumnFused, RouteThroughThePlan) {
   }
 }
 
+// Rows of 16 KiB or more with gcd(m, n) > 1 and runs of 64 or more take the row shuffle as a
+// gather: every element size, gcd 2 to 40, a few row counts and thread counts, the row shuffle
+// alone, fused with the pre-rotation, and the whole route.
+TEST(RowColumnGather, LongRowsEveryElementSize) {
+  const std::size_t sizes[] = {1, 2, 3, 4, 5, 8, 12, 16};
+  int trial = 0;
+  for (std::size_t e : sizes) {
+    for (std::int64_t c : {2, 3, 7, 40}) {
+      for (std::int64_t a : {1, 2, 5}) {
+        std::int64_t b = (16 << 10) / static_cast<std::int64_t>(e) / c + 1 + trial % 5;
+        while (greatest_common_divisor(b, a * (8 * a + 1)) != 1) ++b;  // gcd exactly c
+        const int threads = trial % 3 + 1;
+        ++trial;
+        const std::int64_t m = c * a, n = c * b;
+        ASSERT_GE(n * static_cast<std::int64_t>(e), 16 << 10);
+        ASSERT_EQ(row_column_math(m, n).c(), c);
+        expect_transposes(m, n, e, threads);
+        expect_fused_phases(m * 8 + c, n, e, threads, threads);
+      }
+    }
+  }
+  // Row shuffle alone against its formula.
+  for (auto [m, n, e] : {std::tuple<std::int64_t, std::int64_t, std::size_t>{12, 16386, 1},
+                         {9, 2049, 12},
+                         {40, 1040, 16}}) {
+    const row_column_math math(m, n);
+    for (int threads : {1, 2, 3}) {
+      bytes cur = random_bytes<std::byte>(m * n * e, m + n + threads);
+      stage s = row_column_stages(m, n, e)[1];
+      ASSERT_EQ(s.kind, stage_kind::row_column_row_shuffle);
+      bytes expected(cur.size());
+      for (std::int64_t r = 0; r < m; ++r)
+        for (std::int64_t j = 0; j < n; ++j)
+          std::memcpy(&expected[(r * n + math.row_shuffle_destination(r, j)) * e],
+                      &cur[(r * n + j) * e], e);
+      run_phase(cur, s, threads);
+      ASSERT_TRUE(cur == expected) << m << " x " << n << ", " << e << " bytes";
+    }
+  }
+}
+
 // More than 2^31 one-byte elements; checked against the element's own index, no second copy.
 TEST(RowColumnRoute, LargeMoreThan2To31Elements) {
   const std::int64_t m = 40000, n = 53700;  // gcd 100, 2.148e9 elements
