@@ -11,7 +11,10 @@
 //   row's place in a scratch of whole rows, which the launcher copies back. The terms of d are
 //   kept per thread from one j to the next (j m mod n, floor(j / b), j mod b), so an element costs
 //   additions and compares; each thread has row_unroll elements' loads in flight before it
-//   stores.
+//   stores. Rotated (phases 1 and 2 as one pass, on chip): each block takes a band of rows, from
+//   its last row down, and reads element j of row i from row i - floor(j / b), where the
+//   pre-rotation would have moved it from; a row below the band is read from the band's halo in
+//   the scratch, which row_halo_kernel fills before any band is permuted.
 //
 // column_rotate_kernel: the column rotations of phases 1 and 3, for a group of column blocks
 //   (block_cols adjacent columns each), out of place into a scratch that holds each block as m
