@@ -11,6 +11,7 @@
 #include <optional>
 #include <string>
 #include <tuple>
+#include <type_traits>
 
 #include "cuda/backend/cuda_check.hpp"
 #include "cuda/backend/occupancy.hpp"
@@ -414,36 +415,22 @@ void launch_columns_words(unsigned char* data, const stage& s, void* scratch, cu
   }
 }
 
-template <template <int> class Launch>
-void with_word_size(int w, unsigned char* data, const stage& s, void* scratch,
-                    cudaStream_t stream) {
+/// Calls run(std::integral_constant<int, W>{}) for word size w: 1, 2, 4, 8, else 16 bytes.
+template <class Run>
+void with_word_size(int w, Run&& run) {
   switch (w) {
     case 1:
-      return Launch<1>::run(data, s, scratch, stream);
+      return run(std::integral_constant<int, 1>{});
     case 2:
-      return Launch<2>::run(data, s, scratch, stream);
+      return run(std::integral_constant<int, 2>{});
     case 4:
-      return Launch<4>::run(data, s, scratch, stream);
+      return run(std::integral_constant<int, 4>{});
     case 8:
-      return Launch<8>::run(data, s, scratch, stream);
+      return run(std::integral_constant<int, 8>{});
     default:
-      return Launch<16>::run(data, s, scratch, stream);
+      return run(std::integral_constant<int, 16>{});
   }
 }
-
-template <int W>
-struct row_shuffle_launch {
-  static void run(unsigned char* data, const stage& s, void* scratch, cudaStream_t stream) {
-    launch_row_shuffle_words<W>(data, s, scratch, stream);
-  }
-};
-
-template <int W>
-struct columns_launch {
-  static void run(unsigned char* data, const stage& s, void* scratch, cudaStream_t stream) {
-    launch_columns_words<W>(data, s, scratch, stream);
-  }
-};
 
 }  // namespace
 
@@ -569,18 +556,9 @@ void launch_row_column_pair(void* data, const stage& pre, const stage& row, void
   if (row.rows == 1 || row.cols == 1) return;
   auto* bytes = static_cast<unsigned char*>(data);
   const std::int64_t bands = rotated_bands(row);
-  switch (word_bytes_for(row.super_bytes, data, data)) {
-    case 1:
-      return launch_rotated_row_shuffle_words<1>(bytes, row, bands, scratch, stream);
-    case 2:
-      return launch_rotated_row_shuffle_words<2>(bytes, row, bands, scratch, stream);
-    case 4:
-      return launch_rotated_row_shuffle_words<4>(bytes, row, bands, scratch, stream);
-    case 8:
-      return launch_rotated_row_shuffle_words<8>(bytes, row, bands, scratch, stream);
-    default:
-      return launch_rotated_row_shuffle_words<16>(bytes, row, bands, scratch, stream);
-  }
+  with_word_size(word_bytes_for(row.super_bytes, data, data), [&](auto word) {
+    launch_rotated_row_shuffle_words<decltype(word)::value>(bytes, row, bands, scratch, stream);
+  });
 }
 
 void launch_row_column(void* data, const stage& s, void* scratch, cudaStream_t stream) {
@@ -589,9 +567,13 @@ void launch_row_column(void* data, const stage& s, void* scratch, cudaStream_t s
   const int w = word_bytes_for(s.super_bytes, data, data);
   auto* bytes = static_cast<unsigned char*>(data);
   if (s.kind == stage_kind::row_column_row_shuffle)
-    with_word_size<row_shuffle_launch>(w, bytes, s, scratch, stream);
+    with_word_size(w, [&](auto word) {
+      launch_row_shuffle_words<decltype(word)::value>(bytes, s, scratch, stream);
+    });
   else
-    with_word_size<columns_launch>(w, bytes, s, scratch, stream);
+    with_word_size(w, [&](auto word) {
+      launch_columns_words<decltype(word)::value>(bytes, s, scratch, stream);
+    });
 }
 
 }  // namespace xpose::detail::cuda
