@@ -72,6 +72,9 @@ TEST(GpuSquareSwap, StridedAndBatched) {
       check_square(300, e, variant, 31 + e, 317);
       check_square(256, e, variant, 32 + e, 264, 3);
       check_square(65, e, variant, 33 + e, 0, 4, 65 * 65 + 9);
+      // Whole tiles of rows that do not start on 16 bytes, and a matrix that does not either.
+      check_square(256, e, variant, 34 + e, 261);
+      check_square(128, e, variant, 35 + e, 131, 3, 128 * 131 + 5);
     }
 }
 

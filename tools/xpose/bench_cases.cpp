@@ -392,9 +392,17 @@ std::vector<bench_case> default_cuda_cases() {
     for (const std::size_t elem : {4, 8})
       add_square_variants(cases, "cuda in-place square", cuda,
                           {route::square_tile_swap, route::square_naive}, n, elem);
-  // Square sizes that are not multiples of the tile, 1000 to 40000.
-  for (const std::int64_t n : {1000, 1999, 5003, 10007, 20011, 30001, 40000})
+  // Square sizes that are not multiples of the tile, 1000 to 40000: rows on 16 bytes (10000,
+  // 40000), on 8 (15002) or on 4 (odd sizes); other element sizes, rows on 16 bytes or not.
+  for (const std::int64_t n : {1000, 1999, 5003, 10000, 10007, 15002, 20011, 30001, 40000})
     add(cases, "cuda in-place square any size", cuda, true, route::automatic, {{n, n, 4}});
+  add(cases, "cuda in-place square any size", cuda, true, route::automatic,
+      {{5003, 5003, 8},
+       {20011, 20011, 8},
+       {10000, 10000, 2},
+       {10007, 10007, 2},
+       {10000, 10000, 1},
+       {10007, 10007, 1}});
   // Layout conversions on the DL paper's Table 1 arrays (2-38 MB, within the L2), and on request
   // (--group 'cuda layout') the same widths with 100 x the structures (0.2-3.8 GB).
   for (const auto& [n, S] : dl_table1)

@@ -41,21 +41,6 @@
 
 namespace xpose::detail::cuda {
 
-/// Bytes [shift, shift + 16) of the 32 bytes lo, hi (little-endian), for shift in [0, 16).
-/// The byte stage stays for 4-byte elements, whose shifts are multiples of 4: skipping it makes
-/// copy_unaligned slower (H100: 0.79 vs 0.87-0.92 x copy).
-__device__ __forceinline__ uint4 funnel_shift_16(uint4 lo, uint4 hi, int shift) {
-  const unsigned a[8] = {lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w};
-  unsigned by8[6], by4[5];
-#pragma unroll
-  for (int i = 0; i < 6; ++i) by8[i] = (shift & 8) ? a[i + 2] : a[i];
-#pragma unroll
-  for (int i = 0; i < 5; ++i) by4[i] = (shift & 4) ? by8[i + 1] : by8[i];
-  const unsigned bits = (shift & 3) * 8;
-  return make_uint4(__funnelshift_r(by4[0], by4[1], bits), __funnelshift_r(by4[1], by4[2], bits),
-                    __funnelshift_r(by4[2], by4[3], bits), __funnelshift_r(by4[3], by4[4], bits));
-}
-
 /// The 16 bytes at byte `offset` (any) of shared memory at `base` (4-byte aligned): five word
 /// reads funnel-shifted by the offset's last two bits.
 __device__ __forceinline__ uint4 read_16_bytes_at(const unsigned char* base, int offset) {
@@ -71,12 +56,6 @@ __device__ __forceinline__ uint4 read_16_bytes_at(const unsigned char* base, int
 /// Bytes from `p` to the next 32-byte boundary (0 .. 31).
 __device__ __forceinline__ int bytes_to_sector(const void* p) {
   return (32 - static_cast<int>(reinterpret_cast<std::uintptr_t>(p) & 31)) & 31;
-}
-
-__device__ __forceinline__ uint4 shuffle_down(uint4 v, int width) {
-  return make_uint4(
-      __shfl_down_sync(0xffffffffu, v.x, 1, width), __shfl_down_sync(0xffffffffu, v.y, 1, width),
-      __shfl_down_sync(0xffffffffu, v.z, 1, width), __shfl_down_sync(0xffffffffu, v.w, 1, width));
 }
 
 /// Chunk j (bytes [16j, 16j + 16)) of G row segments, row i starting at first_row + i * ld (any
@@ -136,37 +115,6 @@ __device__ __forceinline__ uint4 read_tile_chunk(const unsigned char* tile, int 
   } else {
     return read_16_bytes_at(tile, offset);
   }
-}
-
-/// Word w (0 .. 3) of `v`, picked by selects (a run-time index into a register array would put
-/// the array in local memory).
-__device__ __forceinline__ unsigned word_of(const uint4& v, int w) {
-  return w == 0 ? v.x : w == 1 ? v.y : w == 2 ? v.z : v.w;
-}
-
-/// Bytes [0, K) of `v` to `p`, one K-byte store (p aligned to K; K = 1, 2, 4, 8 or 16).
-template <int K>
-__device__ __forceinline__ void store_piece(unsigned char* p, const uint4& v) {
-  if constexpr (K == 1) *p = static_cast<unsigned char>(v.x);
-  if constexpr (K == 2) *reinterpret_cast<unsigned short*>(p) = static_cast<unsigned short>(v.x);
-  if constexpr (K == 4) *reinterpret_cast<unsigned*>(p) = v.x;
-  if constexpr (K == 8) *reinterpret_cast<uint2*>(p) = make_uint2(v.x, v.y);
-  if constexpr (K == 16) __stcg(reinterpret_cast<uint4*>(p), v);
-}
-
-/// The edges of a destination row that whole 16-byte chunks do not write, as naturally aligned
-/// pieces of 1, 2, 4, 8 and 16 bytes (at most five stores for up to 31 bytes) instead of
-/// element by element: each store of a piece of a sector another tile also writes reaches the L2
-/// as its own partial write, and the lanes of a warp loop as long as the longest edge (H100:
-/// copy_unaligned 1-byte 767 x 174991 0.91 x copy vs 0.82 element by element).
-/// store_first_bytes: bytes [0, n) (n < 16) of `v` to `p` (on 16 bytes), pieces of 8, 4, 2, 1.
-__device__ __forceinline__ void store_first_bytes(unsigned char* p, const uint4& v, int n) {
-  int at = 0;
-  if (n & 8) store_piece<8>(p, v), at = 8;
-  if (n & 4) store_piece<4>(p + at, make_uint4(word_of(v, at / 4), 0, 0, 0)), at += 4;
-  const unsigned rest = word_of(v, at / 4) >> (8 * (at % 4));
-  if (n & 2) store_piece<2>(p + at, make_uint4(rest, 0, 0, 0)), at += 2;
-  if (n & 1) store_piece<1>(p + at, make_uint4(n & 2 ? rest >> 16 : rest, 0, 0, 0));
 }
 
 /// store_bytes_to_sector: the n bytes (n < 32) at byte `from` (any) of shared memory at `tile`

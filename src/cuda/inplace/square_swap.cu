@@ -3,7 +3,9 @@
 //                     memory, then each is written back transposed into the other's place;
 //                     a diagonal tile is transposed in its own place. Tiles use the 16-byte
 //                     swizzled pieces of block/shared_tile_transpose.cuh (policy:
-//                     square_tile_policy). Every block owns its two tiles, so blocks never touch
+//                     square_tile_policy): whole tiles of rows that do not start on 16 bytes
+//                     (odd n, odd ld) take the funnel-shifting whole-tile pieces, cut tiles the
+//                     shifted ones. Every block owns its two tiles, so blocks never touch
 //                     each other's data. (The tiled kernel of the blog post "GPU Matrix Transpose"
 //                     writes each tile back transposed into its own place, which is not a
 //                     transposition; this one swaps.)
@@ -35,7 +37,10 @@ __device__ void tile_pair(std::int64_t p, std::int64_t t, std::int64_t& i, std::
   j = row + (p - before(row));
 }
 
-template <int E, class Policy>
+/// aligned: every row starts on 16 bytes (the data, ld and the batch stride allow it). Matrices
+/// whose rows do not take the instantiation with Unaligned, a kernel of its own so that its
+/// registers do not weigh on the aligned one's.
+template <int E, class Policy, bool Unaligned>
 __global__ void __launch_bounds__(Policy::threads, Policy::min_blocks)
     square_tile_swap_kernel(element_t<E>* data, std::int64_t n, std::int64_t ld,
                             std::int64_t stride, std::int64_t tiles, std::int64_t total_pairs,
@@ -56,14 +61,26 @@ __global__ void __launch_bounds__(Policy::threads, Policy::min_blocks)
     element_t<E>* tile_ij = m + i * side * ld + j * side;
     element_t<E>* tile_ji = m + j * side * ld + i * side;
     const element_t<E>* end = m + (n - 1) * ld + n;
+    const bool rows_aligned = !Unaligned && aligned;
+    if (Unaligned && rows_i == side && rows_j == side) {
+      tile_t::load_whole_any_alignment(upper, tile_ij, ld, end);
+      if (i != j) tile_t::load_whole_any_alignment(lower, tile_ji, ld, end);
+      __syncthreads();
+      tile_t::store_whole_any_alignment(upper, tile_ji, ld);
+      if (i != j) tile_t::store_whole_any_alignment(lower, tile_ij, ld);
+      __syncthreads();
+      continue;
+    }
     const auto upper_shifts =
-        tile_t::template load<true>(upper, tile_ij, ld, rows_i, rows_j, aligned, end);
+        tile_t::template load<true>(upper, tile_ij, ld, rows_i, rows_j, rows_aligned, end);
     typename tile_t::row_shifts lower_shifts;
     if (i != j)
-      lower_shifts = tile_t::template load<true>(lower, tile_ji, ld, rows_j, rows_i, aligned, end);
+      lower_shifts =
+          tile_t::template load<true>(lower, tile_ji, ld, rows_j, rows_i, rows_aligned, end);
     __syncthreads();
-    tile_t::store_transposed(upper, tile_ji, ld, rows_i, rows_j, aligned, upper_shifts);
-    if (i != j) tile_t::store_transposed(lower, tile_ij, ld, rows_j, rows_i, aligned, lower_shifts);
+    tile_t::store_transposed(upper, tile_ji, ld, rows_i, rows_j, rows_aligned, upper_shifts);
+    if (i != j)
+      tile_t::store_transposed(lower, tile_ij, ld, rows_j, rows_i, rows_aligned, lower_shifts);
     __syncthreads();
   }
 }
@@ -132,8 +149,13 @@ void launch_tile_swap(const square_args& a, cudaStream_t stream) {
   const std::int64_t total = tiles * (tiles + 1) / 2 * a.batch;
   const bool aligned = (reinterpret_cast<std::uintptr_t>(a.data) & 15) == 0 &&
                        (a.ld * E) % 16 == 0 && (a.batch == 1 || (a.stride * E) % 16 == 0);
-  square_tile_swap_kernel<E, policy><<<grid_for(total), policy::threads, 0, stream>>>(
-      static_cast<element_t<E>*>(a.data), a.n, a.ld, a.stride, tiles, total, aligned);
+  auto* data = static_cast<element_t<E>*>(a.data);
+  if (aligned)
+    square_tile_swap_kernel<E, policy, false><<<grid_for(total), policy::threads, 0, stream>>>(
+        data, a.n, a.ld, a.stride, tiles, total, true);
+  else
+    square_tile_swap_kernel<E, policy, true><<<grid_for(total), policy::threads, 0, stream>>>(
+        data, a.n, a.ld, a.stride, tiles, total, false);
   check_launch("square_tile_swap_kernel launch");
 }
 
