@@ -218,8 +218,8 @@ std::int64_t device_sms() {
 
 /// The bands of the pre-rotation fused into the row shuffle of an m x n matrix of e-byte
 /// elements, or 0 where it does not fuse: gcd(m, n) = 1 (no pre-rotation), rows longer than
-/// shared memory, or halos (gcd - 1 rows per band) that would take more than the scratch's
-/// bound before every SM had a band.
+/// shared memory, or halos (gcd - 1 rows per band) that would take more than their bound
+/// (rotated_halos_max_bytes) before every SM had a band.
 std::int64_t rotated_bands(const stage& s) {
   const row_column_math math(s.rows, s.cols);
   if (math.c() < 2 || !row_on_chip(s)) return 0;
@@ -228,7 +228,7 @@ std::int64_t rotated_bands(const stage& s) {
   const auto per_sm =
       std::clamp<std::int64_t>(static_cast<std::int64_t>((228 * 1024) / (row_bytes + 1024)), 1, 4);
   const auto halo_fit = static_cast<std::int64_t>(
-      row_column_scratch_max_bytes / (static_cast<std::size_t>(math.c() - 1) * row_bytes));
+      rotated_halos_max_bytes / (static_cast<std::size_t>(math.c() - 1) * row_bytes));
   const std::int64_t bands = std::min({s.rows, sms * per_sm, halo_fit});
   return bands >= std::min(sms, s.rows) ? bands : 0;
 }

@@ -32,6 +32,9 @@ constexpr std::size_t row_on_chip_max_bytes = 192 * 1024;
 /// The scratch of the column phases and of the row shuffle of long rows, at most (at least one
 /// column block of one element's width, or one row).
 constexpr std::size_t row_column_scratch_max_bytes = std::size_t{24} << 20;
+/// The halos of the pre-rotation fused into the row shuffle, at most: room for a band on every
+/// block an SM holds where gcd(m, n) is small, within the GPU's workspace floor of 64 MiB.
+constexpr std::size_t rotated_halos_max_bytes = std::size_t{48} << 20;
 
 /// How column_cluster_kernel takes a column phase: column blocks of block_cols columns, each held
 /// by a cluster of `ranks` blocks of rows_per_block rows (shared_bytes of shared memory each).
