@@ -20,6 +20,7 @@
 
 #include "cuda/backend/cuda_check.hpp"
 #include "cuda/backend/occupancy.hpp"
+#include "cuda/copy/small_batch.hpp"
 #include "cuda/dispatch/copy_dispatch.hpp"
 #include "cuda/inplace/chain_table.hpp"
 #include "cuda/inplace/chains_kernel.cuh"
@@ -104,6 +105,21 @@ void launch_on_chip_words(unsigned char* data, tiled::on_chip_shape shape, std::
 }
 
 void launch_on_chip(unsigned char* data, const stage& s, cudaStream_t stream) {
+  // Instances of at most 64 x 64 elements of up to 16 bytes: the small-batch kernel of the
+  // out-of-place copies, in place. Its blocks read a group of whole instances into shared memory
+  // before writing any of them back, no two blocks take the same instance, and the bytes of
+  // neighbouring groups that its covering 16-byte loads also read are dropped.
+  copy_args batch;
+  batch.src = data;
+  batch.dst = data;
+  batch.batch = s.batch;
+  batch.rows = s.rows;
+  batch.cols = s.cols;
+  batch.lda = s.cols;
+  batch.ldb = s.rows;
+  batch.src_stride = batch.dst_stride = s.rows * s.cols;
+  if (small_batch_takes(batch, s.super_bytes))
+    return launch_copy_small_batch(batch, s.super_bytes, stream);
   const std::size_t instance_shared = tiled_on_chip_instance_bytes(s);
   if (instance_shared > tiled_on_chip_max_bytes)
     refuse("an instance of " + std::to_string(s.rows) + " x " + std::to_string(s.cols) + " x " +

@@ -5,6 +5,9 @@
 //  - on_chip: the barrier-sync kernel of sec. 3 (Fig. 1) and 5.1: a block loads one or several
 //    whole instances into shared memory, synchronizes, and writes them back transposed. Taken
 //    where one instance, rows padded (tiled_on_chip_pitch), fits tiled_on_chip_max_bytes.
+//    Instances of at most 64 x 64 elements of up to 16 bytes run the same protocol in the
+//    out-of-place copies' small-batch kernel (copy/small_batch.hpp) with its source as its
+//    destination.
 //  - through_scratch: groups of whole instances transposed out of place into a scratch of at
 //    most tiled_scratch_max_bytes (by the out-of-place dispatch, copy_dispatch.hpp), then copied
 //    back. Instances up to that size. (The copy back reads the scratch from DRAM on the H200: the
