@@ -310,6 +310,16 @@ void launch_rotated_row_shuffle_words(unsigned char* data, const stage& row, std
                                       void* scratch, cudaStream_t stream) {
   row_column::row_shuffle_args a = row_shuffle_terms<W>(row);
   const row_column_math math(row.rows, row.cols);
+  const auto kernel = row_column::row_shuffle_kernel<W, true, true>;
+  const int shared = static_cast<int>(static_cast<std::size_t>(row.cols) * row.super_bytes);
+  const std::uint32_t threads = row_shuffle_threads(row);
+  allow_dynamic_shared(kernel, shared, "row_shuffle_kernel");
+  prefer_shared_memory(kernel, "row_shuffle_kernel");
+  // No more bands than blocks the device holds at once: every band then runs from the start, in
+  // one round. (rotated_bands counts shared memory alone; this kernel's registers can hold fewer
+  // blocks, and a second round of bands would leave most SMs idle while it runs.)
+  bands = std::min(
+      bands, resident_blocks(kernel, static_cast<int>(threads), shared, "row_shuffle_kernel"));
   a.first_row = 0;
   a.rows = row.rows;
   a.band_rows = ceil_div(row.rows, bands);
@@ -320,11 +330,7 @@ void launch_rotated_row_shuffle_words(unsigned char* data, const stage& row, std
       <<<static_cast<unsigned>(bands * a.halo_rows), row_column::row_threads, 0, stream>>>(data,
                                                                                            halo, a);
   check_launch("row_halo_kernel");
-  const auto kernel = row_column::row_shuffle_kernel<W, true, true>;
-  const int shared = static_cast<int>(static_cast<std::size_t>(row.cols) * row.super_bytes);
-  allow_dynamic_shared(kernel, shared, "row_shuffle_kernel");
-  prefer_shared_memory(kernel, "row_shuffle_kernel");
-  kernel<<<static_cast<unsigned>(bands), row_shuffle_threads(row), shared, stream>>>(data, halo, a);
+  kernel<<<static_cast<unsigned>(bands), threads, shared, stream>>>(data, halo, a);
   check_launch("row_shuffle_kernel");
 }
 
@@ -518,9 +524,9 @@ std::string row_column_kernel_text(const stage& s) {
     if (bands > 0)
       return "row_halo_kernel + row_shuffle_kernel (rotated): fused into the row shuffle; the " +
              std::to_string(row_column_math(s.rows, s.cols).c() - 1) + " rows below each of " +
-             std::to_string(bands) +
-             " bands saved, then each band's rows, last to first, gathered from the rows the "
-             "pre-rotation moves into them";
+             "up to " + std::to_string(bands) +
+             " bands (no more than the device holds at once) saved, then each band's rows, last "
+             "to first, gathered from the rows the pre-rotation moves into them";
   }
   if (s.kind == stage_kind::row_column_row_shuffle)
     return row_on_chip(s) ? "row_shuffle_kernel: each row scattered into shared memory, then "
