@@ -315,9 +315,9 @@ void launch_rotated_row_shuffle_words(unsigned char* data, const stage& row, std
   const std::uint32_t threads = row_shuffle_threads(row);
   allow_dynamic_shared(kernel, shared, "row_shuffle_kernel");
   prefer_shared_memory(kernel, "row_shuffle_kernel");
-  // No more bands than blocks the device holds at once: every band then runs from the start, in
-  // one round. (rotated_bands counts shared memory alone; this kernel's registers can hold fewer
-  // blocks, and a second round of bands would leave most SMs idle while it runs.)
+  // No more bands than blocks the device holds at once, so that every band runs from the start.
+  // (rotated_bands counts shared memory alone; this kernel's registers can hold fewer blocks, and
+  // bands left waiting for a free block slot would run while most SMs sit idle.)
   bands = std::min(
       bands, resident_blocks(kernel, static_cast<int>(threads), shared, "row_shuffle_kernel"));
   a.first_row = 0;
