@@ -100,9 +100,9 @@ bandwidths measure_bandwidths(ncclComm_t comm, cudaStream_t stream, std::size_t 
   const int peer = round_partner(rank, 1, ranks);
   for (int run = 0; run <= timed_runs && peer != rank; ++run) {
     if (run == 1) p.start();
-    check_nccl(ncclGroupStart(), "ncclGroupStart", comm);
+    nccl_group exchange(comm);
     p.exchange(peer, comm);
-    check_nccl(ncclGroupEnd(), "ncclGroupEnd", comm);
+    exchange.end({comm});
   }
   if (peer != rank) {
     p.stop();
@@ -149,12 +149,16 @@ bandwidths measure_bandwidths(const device_group& group, std::size_t probe_bytes
           const device_scope on(group.device(r));
           probes[r]->start();
         }
-      check_nccl(ncclGroupStart(), "ncclGroupStart");
+      std::vector<ncclComm_t> paired;
+      nccl_group exchange;
       for (int r = 0; r < ranks; ++r) {
         const int peer = round_partner(r, 1, ranks);
-        if (peer != r) probes[r]->exchange(peer, group.comm(r));
+        if (peer != r) {
+          probes[r]->exchange(peer, group.comm(r));
+          paired.push_back(group.comm(r));
+        }
       }
-      check_nccl(ncclGroupEnd(), "ncclGroupEnd");
+      exchange.end(paired);
     }
     for (int r = 0; r < ranks; ++r) {
       const device_scope on(group.device(r));

@@ -177,11 +177,14 @@ void group_plan::execute_part(part which, const std::vector<void*>& locals) cons
       if (states[r]->schedule.steps[next[r]].peer == r)
         enqueue_transfer(*states[r], next[r], bytes(r), group_->comm(r));
     }
-    check_nccl(ncclGroupStart(), "ncclGroupStart");
+    std::vector<ncclComm_t> paired;
+    nccl_group exchange;
     for (int r : now)
-      if (states[r]->schedule.steps[next[r]].peer != r)
+      if (states[r]->schedule.steps[next[r]].peer != r) {
         enqueue_transfer(*states[r], next[r], bytes(r), group_->comm(r));
-    check_nccl(ncclGroupEnd(), "ncclGroupEnd");
+        paired.push_back(group_->comm(r));
+      }
+    exchange.end(paired);
     for (int r : now) {
       const device_scope on(states[r]->device);
       enqueue_copies(*states[r], next[r], bytes(r));

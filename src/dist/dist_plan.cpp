@@ -36,6 +36,27 @@ void check_nccl(ncclResult_t result, const char* what, ncclComm_t comm) {
   throw error(status::device_error, message);
 }
 
+nccl_group::nccl_group(ncclComm_t comm) : comm_(comm) {
+  check_nccl(ncclGroupStart(), "ncclGroupStart", comm);
+}
+
+nccl_group::~nccl_group() {
+  if (open_) ncclGroupEnd();  // an exception left it open; the first error is the one reported
+}
+
+void nccl_group::end(const std::vector<ncclComm_t>& comms) {
+  open_ = false;
+  const ncclResult_t ended = ncclGroupEnd();
+  check_nccl(ended, "ncclGroupEnd", comm_);
+  if (ended != ncclInProgress) return;
+  for (ncclComm_t comm : comms) {
+    ncclResult_t state = ncclInProgress;
+    while (state == ncclInProgress)
+      check_nccl(ncclCommGetAsyncError(comm, &state), "ncclCommGetAsyncError", comm);
+    if (state != ncclSuccess) check_nccl(state, "ncclGroupEnd (non-blocking)", comm);
+  }
+}
+
 void check_cuda(cudaError_t result, const char* what) {
   if (result == cudaSuccess) return;
   static_cast<void>(cudaGetLastError());  // a later call should not report this one
@@ -264,10 +285,13 @@ namespace {
 void run_exchange(const plan_state& s, unsigned char* local, ncclComm_t comm) {
   for (std::size_t g = 0; g < s.schedule.steps.size(); ++g) {
     enqueue_wait(s, g);
-    const bool pair = s.schedule.steps[g].peer != s.rank;
-    if (pair) check_nccl(ncclGroupStart(), "ncclGroupStart", comm);
-    enqueue_transfer(s, g, local, comm);
-    if (pair) check_nccl(ncclGroupEnd(), "ncclGroupEnd", comm);
+    if (s.schedule.steps[g].peer != s.rank) {
+      nccl_group group(comm);
+      enqueue_transfer(s, g, local, comm);
+      group.end({comm});
+    } else {
+      enqueue_transfer(s, g, local, comm);
+    }
     enqueue_copies(s, g, local);
   }
   enqueue_exchange_end(s);

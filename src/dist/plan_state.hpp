@@ -28,6 +28,24 @@ void check_nccl(ncclResult_t result, const char* what, ncclComm_t comm = nullptr
 /// Throws xpose::error{device_error} naming `what` when a CUDA call failed.
 void check_cuda(cudaError_t result, const char* what);
 
+/// An NCCL group (ncclGroupStart) for its lifetime. end() closes it; where a non-blocking
+/// communicator answers ncclInProgress, end() waits until each of `comms` has its operations on
+/// their streams (ncclCommGetAsyncError), so that work enqueued after it comes after them. A
+/// group left open by an exception is closed by the destructor, so that the thread's later NCCL
+/// calls are not taken into it.
+class nccl_group {
+ public:
+  explicit nccl_group(ncclComm_t comm = nullptr);
+  ~nccl_group();
+  nccl_group(const nccl_group&) = delete;
+  nccl_group& operator=(const nccl_group&) = delete;
+  void end(const std::vector<ncclComm_t>& comms);
+
+ private:
+  ncclComm_t comm_;
+  bool open_ = true;
+};
+
 /// Makes `device` current for its lifetime, then restores the one that was.
 class device_scope {
  public:
