@@ -196,7 +196,8 @@ std::string kernel_text(const stage& s) {
            std::to_string(k) + " words of " + word + " (pointers aligned to " + word + ")";
   if (s.variant == route::square_naive) return "square_naive, one thread per element pair";
   return "square_tile_swap, tile pairs through shared memory: 16-byte vector paths when every "
-         "row starts on 16 bytes, rows shifted in shared memory otherwise (pointers aligned to " +
+         "row starts on 16 bytes; otherwise whole tiles funnel-shifted in registers and tiles cut "
+         "by the edges shifted in shared memory (pointers aligned to " +
          word + ")";
 }
 

@@ -216,10 +216,14 @@ std::int64_t device_sms() {
   return answers[device] = std::max(sms, 1);
 }
 
+std::int64_t rotated_resident_blocks(const stage& s, int word_bytes);
+
 /// The bands of the pre-rotation fused into the row shuffle of an m x n matrix of e-byte
 /// elements, or 0 where it does not fuse: gcd(m, n) = 1 (no pre-rotation), rows longer than
 /// shared memory, or halos (gcd - 1 rows per band) that would take more than their bound
-/// (rotated_halos_max_bytes) before every SM had a band.
+/// (rotated_halos_max_bytes) before every SM had a band. No more bands than the rotated kernel
+/// holds at once on the current device (for data on 16 bytes; without a device, by its shared
+/// memory alone), so that every band runs from the start.
 std::int64_t rotated_bands(const stage& s) {
   const row_column_math math(s.rows, s.cols);
   if (math.c() < 2 || !row_on_chip(s)) return 0;
@@ -227,9 +231,13 @@ std::int64_t rotated_bands(const stage& s) {
   const std::int64_t sms = device_sms();
   const auto per_sm =
       std::clamp<std::int64_t>(static_cast<std::int64_t>((228 * 1024) / (row_bytes + 1024)), 1, 4);
+  const std::int64_t slots =
+      current_device() >= 0
+          ? rotated_resident_blocks(s, word_bytes_for(s.super_bytes, nullptr, nullptr))
+          : sms * per_sm;
   const auto halo_fit = static_cast<std::int64_t>(
       rotated_halos_max_bytes / (static_cast<std::size_t>(math.c() - 1) * row_bytes));
-  const std::int64_t bands = std::min({s.rows, sms * per_sm, halo_fit});
+  const std::int64_t bands = std::min({s.rows, slots, halo_fit});
   return bands >= std::min(sms, s.rows) ? bands : 0;
 }
 
@@ -313,13 +321,10 @@ void launch_rotated_row_shuffle_words(unsigned char* data, const stage& row, std
   const auto kernel = row_column::row_shuffle_kernel<W, true, true>;
   const int shared = static_cast<int>(static_cast<std::size_t>(row.cols) * row.super_bytes);
   const std::uint32_t threads = row_shuffle_threads(row);
-  allow_dynamic_shared(kernel, shared, "row_shuffle_kernel");
-  prefer_shared_memory(kernel, "row_shuffle_kernel");
-  // No more bands than blocks the device holds at once, so that every band runs from the start.
-  // (rotated_bands counts shared memory alone; this kernel's registers can hold fewer blocks, and
-  // bands left waiting for a free block slot would run while most SMs sit idle.)
-  bands = std::min(
-      bands, resident_blocks(kernel, static_cast<int>(threads), shared, "row_shuffle_kernel"));
+  // No more bands than blocks the device holds at once with this word size (rotated_bands asked
+  // for data on 16 bytes), so that every band runs from the start: bands left waiting for a free
+  // block slot would run while most SMs sit idle.
+  bands = std::min(bands, rotated_resident_blocks(row, W));
   a.first_row = 0;
   a.rows = row.rows;
   a.band_rows = ceil_div(row.rows, bands);
@@ -436,6 +441,21 @@ void with_word_size(int w, Run&& run) {
     default:
       return run(std::integral_constant<int, 16>{});
   }
+}
+
+/// Blocks of the rotated row shuffle (row_shuffle_kernel<W, true, true>) for `s` that the
+/// current device holds at once, with words of `word_bytes`.
+std::int64_t rotated_resident_blocks(const stage& s, int word_bytes) {
+  std::int64_t blocks = 0;
+  with_word_size(word_bytes, [&](auto word) {
+    const auto kernel = row_column::row_shuffle_kernel<decltype(word)::value, true, true>;
+    const int shared = static_cast<int>(static_cast<std::size_t>(s.cols) * s.super_bytes);
+    allow_dynamic_shared(kernel, shared, "row_shuffle_kernel");
+    prefer_shared_memory(kernel, "row_shuffle_kernel");
+    blocks = resident_blocks(kernel, static_cast<int>(row_shuffle_threads(s)), shared,
+                             "row_shuffle_kernel");
+  });
+  return blocks;
 }
 
 }  // namespace

@@ -74,7 +74,7 @@ std::string row_column_kernel_text(const stage& s);
 /// pass (launch_row_column_pair): the row shuffle gathers each row from the rows the pre-rotation
 /// would move into it, band by band from the last row down, the rows below each band saved first
 /// (gcd(m, n) - 1 of them; the pre-rotation's scratch). Rows that fit shared memory, and halos
-/// within the scratch's bound.
+/// within rotated_halos_max_bytes.
 bool row_column_fuses_pre_rotation(const stage& pre, const stage& row);
 
 /// Enqueues `pre` and `row` as one pass (row_column_fuses_pre_rotation(pre, row) must hold) with
