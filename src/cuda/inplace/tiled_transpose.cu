@@ -89,6 +89,21 @@ std::int64_t ceil_div(std::int64_t a, std::int64_t b) {
   return (a + b - 1) / b;
 }
 
+/// `batch` instances of `s` at `src`, back to back, transposed into `dst` (out-of-place copy
+/// arguments, in super-elements).
+copy_args dense_instances(const stage& s, const void* src, void* dst, std::int64_t batch) {
+  copy_args a;
+  a.src = src;
+  a.dst = dst;
+  a.batch = batch;
+  a.rows = s.rows;
+  a.cols = s.cols;
+  a.lda = s.cols;
+  a.ldb = s.rows;
+  a.src_stride = a.dst_stride = s.rows * s.cols;
+  return a;
+}
+
 // ---- on chip -----------------------------------------------------------------------------------
 
 template <int W, int P>
@@ -109,15 +124,7 @@ void launch_on_chip(unsigned char* data, const stage& s, cudaStream_t stream) {
   // out-of-place copies, in place. Its blocks read a group of whole instances into shared memory
   // before writing any of them back, no two blocks take the same instance, and the bytes of
   // neighbouring groups that its covering 16-byte loads also read are dropped.
-  copy_args batch;
-  batch.src = data;
-  batch.dst = data;
-  batch.batch = s.batch;
-  batch.rows = s.rows;
-  batch.cols = s.cols;
-  batch.lda = s.cols;
-  batch.ldb = s.rows;
-  batch.src_stride = batch.dst_stride = s.rows * s.cols;
+  const copy_args batch = dense_instances(s, data, data, s.batch);
   if (small_batch_takes(batch, s.super_bytes))
     return launch_copy_small_batch(batch, s.super_bytes, stream);
   const std::size_t instance_shared = tiled_on_chip_instance_bytes(s);
@@ -394,15 +401,8 @@ void launch_through_scratch(unsigned char* data, const stage& s, void* scratch,
   const std::int64_t group = scratch_group(s);
   const device_class device = current_device_class();
   for (std::int64_t first = 0; first < s.batch; first += group) {
-    copy_args a;
-    a.src = data + static_cast<std::size_t>(first) * instance;
-    a.dst = scratch;
-    a.batch = std::min(group, s.batch - first);
-    a.rows = s.rows;
-    a.cols = s.cols;
-    a.lda = s.cols;
-    a.ldb = s.rows;
-    a.src_stride = a.dst_stride = s.rows * s.cols;
+    const copy_args a = dense_instances(s, data + static_cast<std::size_t>(first) * instance,
+                                        scratch, std::min(group, s.batch - first));
     run_copy(decide_copy(a, s.super_bytes, route::automatic, device), a, stream);
     copy_back(data + static_cast<std::size_t>(first) * instance,
               static_cast<const unsigned char*>(scratch),
