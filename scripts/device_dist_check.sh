@@ -54,6 +54,7 @@ note "dist tests: rc $? ($(grep -E '^\[  (PASSED|FAILED|SKIPPED) ' "$OUT/dist_te
 # 2. Benchmark: xpose, NCCL's all-to-all, the local stages, the exchange; 2 and 4 GPUs.
 counts=2
 [[ $gpus -ge 4 ]] && counts=2,4
+[[ $gpus -lt 2 ]] && counts=1
 shape_args=()
 for s in ${SHAPES:-}; do shape_args+=(--shape "$s"); done
 timeout 210 "$BUILD/bench/dist/xpose_dist_bench" --gpus "$counts" --runs "$RUNS" "${shape_args[@]}" \
@@ -61,7 +62,7 @@ timeout 210 "$BUILD/bench/dist/xpose_dist_bench" --gpus "$counts" --runs "$RUNS"
 note "xpose_dist_bench --gpus $counts: rc $?"
 
 # 3. The PyTorch composite on the same shapes (those divisible by P).
-if [[ -z ${SKIP_TORCH:-} ]]; then
+if [[ -z ${SKIP_TORCH:-} && $gpus -ge 2 ]]; then
   for p in ${counts//,/ }; do
     PYTHONUNBUFFERED=1 timeout 90 torchrun --standalone --nproc-per-node "$p" \
       bench/dist/torch_composite.py --runs "$RUNS" "${shape_args[@]}" \

@@ -84,7 +84,9 @@ struct options {
   std::size_t chunk_bytes = 0;
   /// Scratch that may hold received bytes whose place is still in use (uneven splits): 0 = the
   /// larger of 16 MiB and 1/256 of the rank's buffer. Planning fails with status::unsupported on
-  /// every rank when some rank would need more.
+  /// every rank when some rank would need more, provided every rank gives the same value: ranks
+  /// planned with different limits can disagree, and those that planned would wait on the others
+  /// in the exchange.
   std::size_t park_limit_bytes = 0;
   /// For describe() and predicted_seconds(): given, or from measure_bandwidths().
   bandwidths measured;
