@@ -15,16 +15,11 @@
 #include "cpu/copy_policy.hpp"
 #include "cpu_peers.hpp"
 #include "cpu_timing.hpp"
+#include "report.hpp"
 
 namespace xpose_cli {
 
 namespace {
-
-std::string gib(double bytes) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.1f GiB", bytes / (1u << 30));
-  return text;
-}
 
 xpose::plan make_plan(const bench_case& c, const bench_settings& settings) {
   xpose::matrix_desc desc;

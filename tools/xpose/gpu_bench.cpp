@@ -10,6 +10,7 @@
 
 #include "gpu_peers.hpp"
 #include "gpu_timing.hpp"
+#include "report.hpp"
 
 namespace xpose_cli {
 
@@ -43,12 +44,6 @@ xpose::plan make_plan(const bench_case& c, cudaStream_t stream) {
   desc.batch = c.batch;  // dense: batch_stride 0
   const xpose::plan_options options{xpose::device::cuda, c.route, 0, stream};
   return c.in_place ? xpose::plan_inplace(desc, options) : xpose::plan_copy(desc, 0, 0, options);
-}
-
-std::string gib(std::size_t bytes) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.1f GiB", static_cast<double>(bytes) / (1u << 30));
-  return text;
 }
 
 void measure(bench_row& row, reference_cache& references, const bench_settings& settings,

@@ -12,16 +12,11 @@
 #include "gpu_timing.hpp"
 #include "layout_bench.hpp"
 #include "layout_data.hpp"
+#include "report.hpp"
 
 namespace xpose_cli {
 
 namespace {
-
-std::string gib(std::size_t bytes) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.1f GiB", static_cast<double>(bytes) / (1u << 30));
-  return text;
-}
 
 void measure(bench_row& row, const bench_settings& settings, cudaStream_t stream) {
   const bench_case& c = row.spec;

@@ -10,16 +10,11 @@
 #include "cpu_timing.hpp"
 #include "host_data.hpp"
 #include "layout_data.hpp"
+#include "report.hpp"
 
 namespace xpose_cli {
 
 namespace {
-
-std::string gib(double bytes) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.1f GiB", bytes / (1u << 30));
-  return text;
-}
 
 std::uint64_t seed_of(const bench_case& c) {
   return static_cast<std::uint64_t>(c.rows) * 1000003u + static_cast<std::uint64_t>(c.cols) * 31u +

@@ -184,6 +184,12 @@ void write_report(std::FILE* out, const nlohmann::ordered_json& report) {
 
 }  // namespace
 
+std::string gib(double bytes) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1f GiB", bytes / (1u << 30));
+  return text;
+}
+
 std::string case_label(const bench_case& c) {
   if (c.layout)
     return "layout " + conversion_label(c) + " " + shape_label(c) + " " + elem_label(c.elem_size) +

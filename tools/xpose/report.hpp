@@ -10,6 +10,9 @@
 
 namespace xpose_cli {
 
+/// Bytes as GiB with one decimal, "1.5 GiB" — for skip reasons and device details.
+std::string gib(double bytes);
+
 /// "in-place 7200x1800 fp32 three_stage" — for the progress line.
 std::string case_label(const bench_case& c);
 
