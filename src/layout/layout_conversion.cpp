@@ -24,6 +24,10 @@ struct layout_conversion_data {
   std::vector<layout_step> steps;
   std::vector<std::optional<plan>> full_plans;        ///< per step: the full transposition's plan
   std::vector<std::shared_ptr<void>> gpu_workspaces;  ///< per tiled step (CUDA target)
+  /// CUDA target: the block a remainder step holds for the next one, then the remainder steps'
+  /// scratch (at gpu_remainder_scratch_offset).
+  std::shared_ptr<void> gpu_remainder;
+  std::size_t gpu_remainder_scratch_offset = 0;
   /// CPU target: the block a remainder step holds for the next one, then the scratch every step
   /// may overwrite.
   std::shared_ptr<std::byte> cpu_workspace;
@@ -36,6 +40,13 @@ struct layout_conversion_data {
 }  // namespace detail
 
 namespace {
+
+/// soa <-> asta with a partial tile on the GPU, automatic variant: arrays up to this size go
+/// through aos, whose full transposition runs in the L2 there (H200, the DL paper's Table 1:
+/// 11948 x 40 fp32 0.44-0.54 x copy through aos, 0.30-0.34 by the remainder steps; 90449 x 59,
+/// 21 MB: 0.37 against 0.31-0.33); larger ones by the remainder steps (35588 x 197, 28 MB:
+/// 0.29-0.31 against 0.25-0.27; 100 x the rows: 0.27-0.31 against 0.19-0.24).
+constexpr std::size_t gpu_through_aos_max_bytes = std::size_t{24} << 20;
 
 void validate_options(const plan_options& options) {
   if (options.target != device::cpu && options.target != device::cuda)
@@ -65,8 +76,8 @@ void validate_variant(layout_variant variant) {
 
 /// Refuses a forced variant that the route cannot take: every step must be a tiled
 /// transposition (on the GPU, whose paths the variants name) that the variant's path can run.
-void check_forced_variant(const struct_array_desc& desc, layout from, layout to,
-                          layout_variant variant, const plan_options& options,
+void check_forced_variant(layout from, layout to, layout_variant variant,
+                          const plan_options& options,
                           const std::vector<detail::layout_step>& steps) {
   if (variant == layout_variant::automatic) return;
   const std::string what = "variant " + std::string(to_string(variant)) + " for " +
@@ -78,13 +89,10 @@ void check_forced_variant(const struct_array_desc& desc, layout from, layout to,
                     "following)");
   for (const detail::layout_step& step : steps) {
     if (step.what == detail::layout_step::kind::full_transpose)
-      throw error(status::unsupported,
-                  what + "the route has a full in-place transposition (" + step.note +
-                      "), which the variants do not apply to" +
-                      (from.kind == layout_kind::soa || to.kind == layout_kind::soa
-                           ? " (soa <-> asta with n = " + std::to_string(desc.structs) +
-                                 " not a multiple of T goes through aos on the GPU)"
-                           : ""));
+      throw error(status::unsupported, what + "the route has a full in-place transposition (" +
+                                           step.note + "), which the variants do not apply to");
+    // The remainder steps move the partial tile the same way under every variant.
+    if (step.what == detail::layout_step::kind::remainder) continue;
 #ifdef XPOSE_HAVE_CUDA
     const std::string why = detail::layout_gpu::tiled_refusal(step.tiled, variant);
     if (!why.empty()) throw error(status::unsupported, what + step.note + ": " + why);
@@ -152,13 +160,18 @@ layout_conversion plan_layout_conversion(const struct_array_desc& desc, layout f
   d->options = options;
   d->options.forced_route = route::automatic;
   d->threads = options.threads > 0 ? options.threads : omp_get_max_threads();
-  d->steps = detail::layout_route(desc, from, to, options.target == device::cpu);
-  check_forced_variant(desc, from, to, variant, options, d->steps);
-  d->full_plans.resize(d->steps.size());
-  d->gpu_workspaces.resize(d->steps.size());
-  std::size_t cpu_held = 0, cpu_scratch = 0;
+  // The GPU takes soa <-> asta's partial tile through aos (a full transposition) on arrays
+  // within gpu_through_aos_max_bytes, and by the skinny route's remainder steps above it.
   const double array_bytes = static_cast<double>(desc.structs) * static_cast<double>(desc.fields) *
                              static_cast<double>(desc.field_bytes);
+  const bool remainder_steps = options.target == device::cpu ||
+                               variant != layout_variant::automatic ||
+                               array_bytes > static_cast<double>(gpu_through_aos_max_bytes);
+  d->steps = detail::layout_route(desc, from, to, remainder_steps);
+  check_forced_variant(from, to, variant, options, d->steps);
+  d->full_plans.resize(d->steps.size());
+  d->gpu_workspaces.resize(d->steps.size());
+  std::size_t cpu_held = 0, cpu_scratch = 0, gpu_held = 0, gpu_scratch = 0;
   for (std::size_t k = 0; k < d->steps.size(); ++k) {
     const detail::layout_step& step = d->steps[k];
     if (step.what == detail::layout_step::kind::full_transpose) {
@@ -179,7 +192,12 @@ layout_conversion plan_layout_conversion(const struct_array_desc& desc, layout f
     } else {
       d->passes += step.tiled.passes;
     }
-    if (step.what == detail::layout_step::kind::remainder) {
+    if (step.what == detail::layout_step::kind::remainder && options.target == device::cuda) {
+#ifdef XPOSE_HAVE_CUDA
+      gpu_held = std::max(gpu_held, detail::layout_gpu::remainder_held_bytes(step.tiled));
+      gpu_scratch = std::max(gpu_scratch, detail::layout_gpu::remainder_scratch_bytes(step.tiled));
+#endif
+    } else if (step.what == detail::layout_step::kind::remainder) {
       cpu_held = std::max(cpu_held, detail::cpu::skinny_remainder_held_bytes(step.tiled));
       cpu_scratch = std::max(cpu_scratch,
                              detail::cpu::skinny_remainder_scratch_bytes(step.tiled, d->threads));
@@ -193,6 +211,14 @@ layout_conversion plan_layout_conversion(const struct_array_desc& desc, layout f
       cpu_scratch =
           std::max(cpu_scratch, detail::cpu::tiled_transpose_workspace(step.tiled, d->threads));
     }
+  }
+  if (gpu_held + gpu_scratch > 0) {
+#ifdef XPOSE_HAVE_CUDA
+    d->gpu_remainder_scratch_offset = (gpu_held + 255) / 256 * 256;
+    const std::size_t bytes = d->gpu_remainder_scratch_offset + gpu_scratch;
+    d->gpu_remainder = detail::layout_gpu::allocate(bytes);
+    d->workspace_bytes += bytes;
+#endif
   }
   d->cpu_scratch_offset = (cpu_held + 63) / 64 * 64;
   const std::size_t cpu_bytes = d->cpu_scratch_offset + cpu_scratch;
@@ -218,6 +244,13 @@ void layout_conversion::execute(void* data) const {
     std::byte* scratch = d.cpu_workspace.get() + d.cpu_scratch_offset;
     if (step.what == detail::layout_step::kind::full_transpose) {
       d.full_plans[k]->execute(data);
+    } else if (step.what == detail::layout_step::kind::remainder &&
+               d.options.target == device::cuda) {
+#ifdef XPOSE_HAVE_CUDA
+      auto* held = static_cast<std::byte*>(d.gpu_remainder.get());
+      detail::layout_gpu::launch_remainder(bytes, step.tiled, held,
+                                           held + d.gpu_remainder_scratch_offset, d.options.stream);
+#endif
     } else if (step.what == detail::layout_step::kind::remainder) {
       detail::cpu::skinny_remainder(bytes, step.tiled, d.cpu_workspace.get(), scratch, d.threads);
     } else if (d.options.target == device::cuda) {

@@ -10,6 +10,7 @@
 
 #include "cuda/backend/cuda_backend.hpp"
 #include "cuda/backend/cuda_check.hpp"
+#include "cuda/inplace/skinny_remainder.hpp"
 #include "cuda/inplace/tiled_transpose.hpp"
 #include "layout/layout_gpu.hpp"
 
@@ -84,6 +85,16 @@ void launch_tiled(void* data, const stage& s, layout_variant variant, void* work
                   void* stream) {
   cuda::launch_tiled_transpose_path(data, s, workspace, static_cast<cudaStream_t>(stream),
                                     path_of(s, variant));
+}
+
+std::size_t remainder_held_bytes(const stage& s) {
+  return cuda::skinny_remainder_held_bytes(s);
+}
+std::size_t remainder_scratch_bytes(const stage& s) {
+  return cuda::skinny_remainder_scratch_bytes(s);
+}
+void launch_remainder(void* data, const stage& s, void* held, void* scratch, void* stream) {
+  cuda::launch_skinny_remainder(data, s, held, scratch, static_cast<cudaStream_t>(stream));
 }
 
 void copy_async(void* dst, const void* src, std::size_t bytes, bool to_device, void* stream) {

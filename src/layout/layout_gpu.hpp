@@ -34,6 +34,13 @@ std::shared_ptr<void> prepare_tiled(const stage& s, layout_variant variant, std:
 void launch_tiled(void* data, const stage& s, layout_variant variant, void* workspace,
                   void* stream);
 
+/// A remainder step of the skinny route (stage_kind::skinny_remainder_*): the block it holds for
+/// the next remainder step, the scratch it overwrites, and the launch with both (device memory:
+/// held on 16 bytes, scratch on 16 bytes) on `stream`, no synchronization.
+std::size_t remainder_held_bytes(const stage& s);
+std::size_t remainder_scratch_bytes(const stage& s);
+void launch_remainder(void* data, const stage& s, void* held, void* scratch, void* stream);
+
 /// Enqueues a copy of `bytes` bytes on `stream`: host to device when to_device, else device to
 /// host.
 void copy_async(void* dst, const void* src, std::size_t bytes, bool to_device, void* stream);

@@ -130,37 +130,37 @@ std::vector<layout_step> layout_route(const struct_array_desc& d, layout from, l
   } else if (from.kind == K::soa && to.kind == K::asta) {
     const std::int64_t T = to.tile, q = n / T, r = n % T;
     const auto tail_offset = static_cast<std::size_t>(q * T * S) * e;
-    if (r == 0 || remainder_steps) {
-      if (r > 0)
-        add_remainder(steps, stage_kind::skinny_remainder_split,
-                      "soa -> asta: partial tile set aside (r x S), rows closed up", d, T);
-      add_tiled(steps, "100", "soa -> asta: full tiles (S x n/T of T fields)", 1, S, q, T * e, 0);
-      if (r > 0) {
-        add_remainder(steps, stage_kind::skinny_remainder_place,
-                      "soa -> asta: partial tile placed after the full ones (r x S)", d, T);
-        add_tiled(steps, "10", "soa -> asta: partial tile (r x S)", 1, r, S, e, tail_offset);
-      }
-    } else {
+    if (r > 0 && !remainder_steps) {
       add_full(steps, "soa -> aos: full transposition (S x n), for the partial tile", S, n);
       aos_asta(steps, d, T, false);
+      return steps;
+    }
+    if (r > 0)
+      add_remainder(steps, stage_kind::skinny_remainder_split,
+                    "soa -> asta: partial tile set aside (r x S), rows closed up", d, T);
+    add_tiled(steps, "100", "soa -> asta: full tiles (S x n/T of T fields)", 1, S, q, T * e, 0);
+    if (r > 0) {
+      add_remainder(steps, stage_kind::skinny_remainder_place,
+                    "soa -> asta: partial tile placed after the full ones (r x S)", d, T);
+      add_tiled(steps, "10", "soa -> asta: partial tile (r x S)", 1, r, S, e, tail_offset);
     }
   } else if (from.kind == K::asta && to.kind == K::soa) {
     const std::int64_t T = from.tile, q = n / T, r = n % T;
     const auto tail_offset = static_cast<std::size_t>(q * T * S) * e;
-    if (r == 0 || remainder_steps) {
-      if (r > 0) {
-        add_tiled(steps, "10", "asta -> soa: partial tile (S x r)", 1, S, r, e, tail_offset);
-        add_remainder(steps, stage_kind::skinny_remainder_take,
-                      "asta -> soa: partial tile set aside (r x S)", d, T);
-      }
-      add_tiled(steps, "100", "asta -> soa: full tiles (n/T x S of T fields)", 1, q, S, T * e, 0);
-      if (r > 0)
-        add_remainder(steps, stage_kind::skinny_remainder_spread,
-                      "asta -> soa: rows opened up, partial tile placed at their ends", d, T);
-    } else {
+    if (r > 0 && !remainder_steps) {
       aos_asta(steps, d, T, true);
       add_full(steps, "aos -> soa: full transposition (n x S), for the partial tile", n, S);
+      return steps;
     }
+    if (r > 0) {
+      add_tiled(steps, "10", "asta -> soa: partial tile (S x r)", 1, S, r, e, tail_offset);
+      add_remainder(steps, stage_kind::skinny_remainder_take,
+                    "asta -> soa: partial tile set aside (r x S)", d, T);
+    }
+    add_tiled(steps, "100", "asta -> soa: full tiles (n/T x S of T fields)", 1, q, S, T * e, 0);
+    if (r > 0)
+      add_remainder(steps, stage_kind::skinny_remainder_spread,
+                    "asta -> soa: rows opened up, partial tile placed at their ends", d, T);
   } else {  // asta(T1) -> asta(T2), T1 != T2
     const std::int64_t T1 = from.tile, T2 = to.tile;
     if (T2 % T1 == 0 && n % T2 == 0) {

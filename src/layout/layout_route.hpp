@@ -43,7 +43,8 @@ layout canonical_layout(layout l, const struct_array_desc& d);
 ///    partial tile of r structures and `remainder_steps`: the skinny route's split (the S x r
 ///    columns set aside as r x S, the rows closed up), the same stage on the full tiles, the
 ///    skinny route's place (the block back after them), and (1, r, S, e) on that block; without
-///    `remainder_steps` (they run on the CPU only) through aos. asta -> soa the inverse.
+///    `remainder_steps` through aos (a full transposition, then aos -> asta). asta -> soa the
+///    inverse.
 ///  - aos <-> soa: the full in-place transposition of n x S (or S x n), whose planner takes the
 ///    skinny route, itself 100 + 010 through an ASTA of its own tile.
 ///  - asta(T1) -> asta(T2), one tile a multiple k of the other and dividing n: one stage,

@@ -525,10 +525,10 @@ TEST(BadInputs, ClearErrorsAndDataUntouched) {
     expect_error(inplace(dense(12, 7, 4), gpu), status::unsupported, "without CUDA");
   } else {
     // These GPU plans are refused before any device memory is taken: they need no device. The
-    // skinny route leaves a remainder of the prime 1009 columns to CPU-only steps.
-    gpu.forced_route = xpose::route::skinny_chunks;
-    expect_error(inplace(dense(10, 1009, 4), gpu), status::unsupported,
-                 "in-place route skinny_chunks (stage");
+    // recursive square route is a CPU algorithm.
+    gpu.forced_route = xpose::route::square_recursive;
+    expect_error(inplace(dense(300, 300, 4), gpu), status::unsupported,
+                 "route square_recursive runs on the CPU only");
   }
   EXPECT_TRUE(data == original) << "a failed call modified the data";
   EXPECT_TRUE(std::all_of(dst.begin(), dst.end(), [](unsigned char c) { return c == 0; }));

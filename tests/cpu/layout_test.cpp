@@ -134,9 +134,9 @@ TEST(LayoutRoute, StepsOfEachConversion) {
   EXPECT_EQ(odd_route[0].tiled.batch, 31);
   EXPECT_EQ(odd_route[1].offset_bytes, 31u * 32u * 5u * 4u);
   EXPECT_EQ(odd_route[1].tiled.rows, 8);
-  // soa -> asta with a partial tile: on the CPU the skinny route's split and place around the
-  // tile stage, then the partial tile's own stage; without the remainder steps (the GPU) through
-  // aos: a full transposition, then aos -> asta.
+  // soa -> asta with a partial tile: the skinny route's split and place around the tile stage,
+  // then the partial tile's own stage; without the remainder steps through aos: a full
+  // transposition, then aos -> asta.
   EXPECT_EQ(detail::layout_route(odd, layout::soa(), layout::asta(32)).size(), 4u);
   EXPECT_EQ(detail::layout_route(odd, layout::asta(32), layout::soa()).size(), 4u);
   EXPECT_EQ(detail::layout_route(odd, layout::soa(), layout::asta(32), false).size(), 3u);

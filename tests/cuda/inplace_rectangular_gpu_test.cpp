@@ -60,6 +60,8 @@ TEST(GpuInplaceRectangular, SmallSanitizerShapes) {
   // Column blocks held by clusters of 2 and 4 blocks (sm_90), gcd 3 and 1.
   check_inplace(1500, 1002, 4, route::row_column, 8);
   check_inplace(2000, 333, 8, route::row_column, 9);
+  check_inplace(5, 1009, 4, route::skinny_chunks, 10);  // a remainder: split and place
+  check_inplace(1009, 3, 2, route::skinny_chunks, 11);  // take and spread
 }
 
 TEST(GpuInplaceRectangular, EveryShapeUpTo40Automatic) {
@@ -166,6 +168,25 @@ TEST(GpuInplaceRectangular, SkinnyChunksWithoutARemainder) {
       check_inplace(rows, cols, e, p.chosen_route(), ++seed);
     }
   check_inplace(16, 65536, 4, route::skinny_chunks, ++seed, 2);
+}
+
+// The skinny route with a remainder (the long side not a multiple of the chunk): the leftover
+// columns set aside and the rows closed up (wide) or opened (tall) on the device, every element
+// size, primes, batches; long enough for many ranges of the remainder kernels.
+TEST(GpuInplaceRectangular, SkinnyChunksWithARemainder) {
+  XPOSE_REQUIRE_GPU();
+  std::uint64_t seed = 800;
+  for (std::size_t e : {1, 2, 3, 4, 8, 12, 16, 24})
+    for (const auto& [rows, cols] : {std::pair<std::int64_t, std::int64_t>{10, 1009},
+                                     {1009, 10},
+                                     {2, 65},
+                                     {64, 7919},
+                                     {7919, 64}})
+      check_inplace(rows, cols, e, route::skinny_chunks, ++seed);
+  check_inplace(37, 1000003, 4, route::skinny_chunks, ++seed);
+  check_inplace(1000003, 37, 4, route::skinny_chunks, ++seed);
+  check_inplace(5, 300001, 2, route::skinny_chunks, ++seed, 3);
+  check_inplace(300001, 5, 8, route::skinny_chunks, ++seed, 2);
 }
 
 // plan::execute_stage, every stage in order, gives the whole transposition on the device.

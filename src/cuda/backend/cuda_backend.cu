@@ -17,6 +17,7 @@
 #include "cuda/copy/launchers.hpp"
 #include "cuda/dispatch/copy_dispatch.hpp"
 #include "cuda/inplace/row_column.hpp"
+#include "cuda/inplace/skinny_remainder.hpp"
 #include "cuda/inplace/tiled_transpose.hpp"
 #include "xpose/error.hpp"
 
@@ -71,10 +72,26 @@ bool runs_on_gpu(const stage& s) {
     case stage_kind::row_column_row_shuffle:
     case stage_kind::row_column_column_shuffle:
       return row_column_limits(s).empty();
+    case stage_kind::skinny_remainder_split:
+    case stage_kind::skinny_remainder_place:
+    case stage_kind::skinny_remainder_take:
+    case stage_kind::skinny_remainder_spread:
+      return true;
     default:
       return false;
   }
 }
+
+namespace {
+
+bool is_skinny_remainder_stage(const stage& s) {
+  return s.kind == stage_kind::skinny_remainder_split ||
+         s.kind == stage_kind::skinny_remainder_place ||
+         s.kind == stage_kind::skinny_remainder_take ||
+         s.kind == stage_kind::skinny_remainder_spread;
+}
+
+}  // namespace
 
 double stage_passes(const stage& s) {
   if (s.kind == stage_kind::tiled_transpose) return tiled_stage_passes(s);
@@ -84,18 +101,30 @@ double stage_passes(const stage& s) {
 
 namespace {
 
-/// The workspace of an in-place plan: each tiled stage's table in turn (256-byte aligned), then
-/// one scratch as large as the largest stage's. Sets the offsets when `assign`.
+/// The workspace of an in-place plan: each tiled stage's table in turn (256-byte aligned), the
+/// block the skinny route's remainder steps hold from one step to the next (one per matrix of the
+/// batch, each 256-byte aligned; every remainder stage's table_offset), then one scratch as large
+/// as the largest stage's. Sets the offsets when `assign`.
 std::size_t lay_out_workspace(plan_data& plan, bool assign) {
-  std::size_t tables = 0, scratch = 0;
+  std::size_t tables = 0, scratch = 0, held = 0;
   for (stage& s : plan.stages) {
     if (!runs_on_gpu(s)) return std::numeric_limits<std::size_t>::max();
     if (is_row_column_stage(s)) scratch = std::max(scratch, row_column_scratch_bytes(s));
+    if (is_skinny_remainder_stage(s)) {
+      held = std::max(held, (skinny_remainder_held_bytes(s) + 255) / 256 * 256);
+      scratch = std::max(scratch, skinny_remainder_scratch_bytes(s));
+    }
     if (s.kind != stage_kind::tiled_transpose) continue;
     const std::size_t table = tiled_table_bytes(s);
     if (assign) s.table_offset = tables;
     tables += (table + 255) / 256 * 256;
     scratch = std::max(scratch, tiled_scratch_bytes(s));
+  }
+  if (held > 0) {
+    if (assign)
+      for (stage& s : plan.stages)
+        if (is_skinny_remainder_stage(s)) s.table_offset = tables;
+    tables += held * static_cast<std::size_t>(plan.desc.batch);
   }
   if (assign) plan.scratch_offset = tables;
   return tables + scratch;
@@ -138,8 +167,7 @@ std::size_t prepare(plan_data& plan) {
                       "in-place route " + std::string(to_string(plan.chosen)) + " (stage " +
                           s.label +
                           ") runs on the CPU only; the GPU runs the in-place routes three_stage, "
-                          "four_stage, row_column, cycle_following, and skinny_chunks where the "
-                          "chunks divide the long side");
+                          "four_stage, row_column, cycle_following and skinny_chunks");
     }
   }
   for (stage& s : plan.stages) {
@@ -240,6 +268,13 @@ void execute_inplace(const plan_data& plan, void* data, std::size_t first, std::
             static_cast<std::byte*>(data) + b * matrix_bytes, s,
             workspace == nullptr ? nullptr : workspace + s.table_offset,
             workspace == nullptr ? nullptr : workspace + plan.scratch_offset, stream_of(plan));
+    } else if (is_skinny_remainder_stage(s)) {
+      auto* workspace = static_cast<unsigned char*>(plan.workspace.get());
+      const std::size_t held = (skinny_remainder_held_bytes(s) + 255) / 256 * 256;
+      for (std::int64_t b = 0; b < plan.desc.batch; ++b)
+        launch_skinny_remainder(static_cast<std::byte*>(data) + b * matrix_bytes, s,
+                                workspace + s.table_offset + b * held,
+                                workspace + plan.scratch_offset, stream_of(plan));
     } else if (is_row_column_stage(s)) {
       auto* workspace = static_cast<unsigned char*>(plan.workspace.get());
       unsigned char* scratch = workspace == nullptr ? nullptr : workspace + plan.scratch_offset;
