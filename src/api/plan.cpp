@@ -11,6 +11,7 @@
 #include <optional>
 #include <sstream>
 
+#include "api/shared_scratch.hpp"
 #include "api/validate.hpp"
 #include "api/wisdom.hpp"
 #include "cpu/cpu_executor.hpp"
@@ -66,6 +67,11 @@ void prepare_backend(plan_data& p) {
   }
 #ifdef XPOSE_HAVE_CUDA
   p.workspace_bytes = detail::cuda::prepare(p);
+  if (p.caller_scratch) {
+    // The tables stay in the plan's own workspace; the scratch after them is the caller's.
+    p.scratch_bytes = p.workspace_bytes - p.scratch_offset;
+    p.workspace_bytes = p.scratch_offset;
+  }
   p.workspace = detail::cuda::allocate_workspace(p.workspace_bytes);
   detail::cuda::prepare_workspace(p);
 #endif
@@ -255,9 +261,11 @@ namespace {
 /// An in-place plan's data; with `use_wisdom`, an automatic route becomes the one wisdom records
 /// for this device and matrix (if it still applies).
 std::shared_ptr<plan_data> make_inplace(const matrix_desc& desc, const plan_options& options,
-                                        bool use_wisdom) {
+                                        bool use_wisdom,
+                                        std::shared_ptr<void*> caller_scratch = nullptr) {
   auto p = std::make_shared<plan_data>();
   p->in_place = true;
+  p->caller_scratch = std::move(caller_scratch);
   resolve_options(options, *p);
   detail::validate_and_normalize(desc, true, *p);
   const auto plan_stages = [](plan_data& q) {
@@ -319,6 +327,20 @@ void wait_for(const plan_data& p) {
 plan plan_inplace(const matrix_desc& desc, const plan_options& options) {
   return with_host_plan(make_inplace(desc, options, true));
 }
+
+namespace detail {
+
+plan plan_inplace_sharing_scratch(const matrix_desc& desc, const plan_options& options,
+                                  std::shared_ptr<void*> scratch, std::size_t& scratch_bytes) {
+  if (options.target != device::cuda || !scratch)
+    throw error(status::internal_error,
+                "plan_inplace_sharing_scratch: GPU plans with a scratch cell only");
+  const std::shared_ptr<plan_data> p = make_inplace(desc, options, true, std::move(scratch));
+  scratch_bytes = p->scratch_bytes;
+  return plan(p);
+}
+
+}  // namespace detail
 
 plan plan_inplace(const matrix_desc& desc, void* data, const plan_options& options) {
   if (options.tune == tuning::estimate || options.forced_route != route::automatic)

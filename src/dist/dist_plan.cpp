@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "api/shared_scratch.hpp"
 #include "cuda/backend/cuda_backend.hpp"
 #include "cuda/inplace/tiled_transpose.hpp"
 #include "dist/plan_state.hpp"
@@ -106,7 +107,8 @@ std::string fixed(double value, int digits) {
   return text;
 }
 
-local_runner make_runner(const local_op& op, cudaStream_t stream) {
+local_runner make_runner(const local_op& op, cudaStream_t stream,
+                         const std::shared_ptr<void*>& scratch) {
   local_runner r;
   r.op = op;
   if (!op.super) {
@@ -118,7 +120,7 @@ local_runner make_runner(const local_op& op, cudaStream_t stream) {
     plan_options options;
     options.target = device::cuda;
     options.stream = stream;
-    r.elements = xpose::plan_inplace(desc, options);
+    r.elements = plan_inplace_sharing_scratch(desc, options, scratch, r.scratch_bytes);
     r.passes = r.elements->predicted_passes();
     return r;
   }
@@ -178,7 +180,9 @@ void describe_stages(std::ostringstream& out, const std::vector<local_runner>& s
     if (r.elements) {
       out << "xpose plan, route " << to_string(r.elements->chosen_route()) << ", "
           << r.elements->stage_count() << " stage" << (r.elements->stage_count() == 1 ? "" : "s")
-          << ", workspace " << bytes_text(static_cast<double>(r.elements->workspace_bytes()));
+          << ", tables " << bytes_text(static_cast<double>(r.elements->workspace_bytes()))
+          << ", scratch " << bytes_text(static_cast<double>(r.scratch_bytes))
+          << " (shared with the exchange)";
     } else {
       out << "elementary tiled transposition (" << cuda::kernel_text(r.tiled) << "), table "
           << bytes_text(static_cast<double>(r.table_bytes)) << ", scratch "
@@ -389,26 +393,27 @@ plan plan_inplace(const distributed_matrix& matrix, int rank, cudaStream_t strea
 
   check_cuda(cudaGetDevice(&s->device), "cudaGetDevice");
   const local_stages stages = plan_local_stages(s->layout, rank, s->chosen);
-  std::size_t tiled_scratch = 0;
+  std::size_t local_scratch = 0;
   bool any_tiled = false;
   for (int side = 0; side < 2; ++side) {
     const std::vector<local_op>& ops = side == 0 ? stages.before : stages.after;
     std::vector<local_runner>& runners = side == 0 ? s->before : s->after;
     for (const local_op& op : ops) {
-      runners.push_back(make_runner(op, stream));
+      runners.push_back(make_runner(op, stream, s->local_scratch));
       const local_runner& made = runners.back();
       if (made.elements) {
         s->local_plan_bytes += made.elements->workspace_bytes();
       } else {
         any_tiled = true;
         s->local_plan_bytes += made.table_bytes;
-        tiled_scratch = std::max(tiled_scratch, made.scratch_bytes);
       }
+      local_scratch = std::max(local_scratch, made.scratch_bytes);
     }
   }
-  s->scratch_bytes = std::max<std::size_t>(s->schedule.scratch_bytes(), tiled_scratch);
+  s->scratch_bytes = std::max<std::size_t>(s->schedule.scratch_bytes(), local_scratch);
   if (any_tiled) s->scratch_bytes = std::max<std::size_t>(s->scratch_bytes, scratch_alignment);
   if (s->scratch_bytes > 0) s->scratch = xpose::detail::cuda::allocate_workspace(s->scratch_bytes);
+  *s->local_scratch = s->scratch.get();
   check_cuda(cudaStreamCreateWithFlags(&s->copy_stream, cudaStreamNonBlocking),
              "cudaStreamCreateWithFlags (copies)");
   for (int k = 0; k < slot_count; ++k) {

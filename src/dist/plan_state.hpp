@@ -65,7 +65,7 @@ struct local_runner {
   stage tiled;                          ///< op.super
   std::shared_ptr<void> table;          ///< op.super: its chain table (device), if any
   std::size_t table_bytes = 0;
-  std::size_t scratch_bytes = 0;  ///< op.super: scratch it overwrites (shares the plan's)
+  std::size_t scratch_bytes = 0;  ///< scratch it overwrites (the plan's shared one)
   double passes = 0;              ///< predicted passes over op.bytes()
 };
 
@@ -80,10 +80,13 @@ struct plan_state {
   std::vector<local_runner> before, after;
   exchange_order order;  ///< the same on every rank
   exchange_schedule schedule;
-  /// The exchange's slots and arena, also the tiled stages' scratch (they never run at once).
+  /// The exchange's slots and arena, also the local stages' scratch (the tiled stages' and the
+  /// xpose plans', which never run at the same time as each other or the exchange).
   std::shared_ptr<void> scratch;
   std::size_t scratch_bytes = 0;
-  std::size_t local_plan_bytes = 0;  ///< xpose plans' workspaces and tiled tables
+  /// Where the local stages' xpose plans find the scratch (plan_inplace_sharing_scratch).
+  std::shared_ptr<void*> local_scratch = std::make_shared<void*>(nullptr);
+  std::size_t local_plan_bytes = 0;  ///< xpose plans' tables and tiled tables
   /// Copies out of the slots, overlapping the next transfer.
   cudaStream_t copy_stream = nullptr;
   std::array<cudaEvent_t, slot_count> received{}, copied{};

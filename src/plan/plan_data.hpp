@@ -89,6 +89,10 @@ struct plan_data {
   std::vector<std::string> notes;
   /// Workspace allocated at plan time (host or device memory, per options.target).
   std::shared_ptr<void> workspace;
+  /// GPU in-place plans made by plan_inplace_sharing_scratch: the scratch is the caller's, at
+  /// *caller_scratch when the plan runs (scratch_bytes of it); `workspace` holds the tables only.
+  std::shared_ptr<void*> caller_scratch;
+  std::size_t scratch_bytes = 0;
   /// Serializes execute() calls on one plan (and its copies): they share the workspace.
   std::shared_ptr<std::mutex> execute_lock = std::make_shared<std::mutex>();
 };

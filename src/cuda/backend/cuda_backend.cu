@@ -2,7 +2,8 @@
 // runs them on the caller's stream. Out-of-place stages run what the dispatch decides
 // (dispatch/copy_dispatch.hpp), which is also what a plan's text names; square in-place stages
 // run inplace/square_swap.cu, the tiled transpositions of the other in-place routes
-// inplace/tiled_transpose.cu, the row/column route's phases inplace/row_column.cu.
+// inplace/tiled_transpose.cu, the skinny route's remainder steps inplace/skinny_remainder.cu, the
+// row/column route's phases inplace/row_column.cu.
 #include "cuda/backend/cuda_backend.hpp"
 
 #include <cuda_runtime.h>
@@ -244,6 +245,14 @@ std::shared_ptr<void> allocate_workspace(std::size_t bytes) {
 
 void execute_inplace(const plan_data& plan, void* data, std::size_t first, std::size_t last) {
   take_earlier_error();
+  auto* workspace = static_cast<unsigned char*>(plan.workspace.get());
+  // The scratch every stage may overwrite: after the tables, or the caller's
+  // (plan_inplace_sharing_scratch).
+  unsigned char* scratch = plan.caller_scratch ? static_cast<unsigned char*>(*plan.caller_scratch)
+                           : workspace == nullptr ? nullptr
+                                                  : workspace + plan.scratch_offset;
+  if (plan.caller_scratch && scratch == nullptr && plan.scratch_bytes > 0)
+    throw error(status::internal_error, "GPU in-place plan: the caller's scratch is not set");
   const std::size_t matrix_bytes =
       static_cast<std::size_t>(plan.batch_stride) * plan.desc.elem_size;
   const std::size_t end = std::min(last, plan.stages.size());
@@ -262,22 +271,16 @@ void execute_inplace(const plan_data& plan, void* data, std::size_t first, std::
     } else if (s.kind == stage_kind::tiled_transpose) {
       // The stages apply to each matrix of the batch in turn; a stage's own batch is its
       // instances within one matrix.
-      auto* workspace = static_cast<unsigned char*>(plan.workspace.get());
       for (std::int64_t b = 0; b < plan.desc.batch; ++b)
-        launch_tiled_transpose_parts(
-            static_cast<std::byte*>(data) + b * matrix_bytes, s,
-            workspace == nullptr ? nullptr : workspace + s.table_offset,
-            workspace == nullptr ? nullptr : workspace + plan.scratch_offset, stream_of(plan));
+        launch_tiled_transpose_parts(static_cast<std::byte*>(data) + b * matrix_bytes, s,
+                                     workspace == nullptr ? nullptr : workspace + s.table_offset,
+                                     scratch, stream_of(plan));
     } else if (is_skinny_remainder_stage(s)) {
-      auto* workspace = static_cast<unsigned char*>(plan.workspace.get());
       const std::size_t held = (skinny_remainder_held_bytes(s) + 255) / 256 * 256;
       for (std::int64_t b = 0; b < plan.desc.batch; ++b)
         launch_skinny_remainder(static_cast<std::byte*>(data) + b * matrix_bytes, s,
-                                workspace + s.table_offset + b * held,
-                                workspace + plan.scratch_offset, stream_of(plan));
+                                workspace + s.table_offset + b * held, scratch, stream_of(plan));
     } else if (is_row_column_stage(s)) {
-      auto* workspace = static_cast<unsigned char*>(plan.workspace.get());
-      unsigned char* scratch = workspace == nullptr ? nullptr : workspace + plan.scratch_offset;
       // A pre-rotation and the row shuffle after it run as one pass where they fuse.
       const bool pair = i + 1 < end && row_column_fuses_pre_rotation(s, plan.stages[i + 1]);
       for (std::int64_t b = 0; b < plan.desc.batch; ++b) {
