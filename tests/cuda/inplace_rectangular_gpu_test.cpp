@@ -4,12 +4,15 @@
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <tuple>
 #include <utility>
 #include <vector>
 
+#include "api/shared_scratch.hpp"
 #include "gpu_test_util.hpp"
 #include "test_util.hpp"
 #include "xpose/xpose.hpp"
@@ -187,6 +190,55 @@ TEST(GpuInplaceRectangular, SkinnyChunksWithARemainder) {
   check_inplace(1000003, 37, 4, route::skinny_chunks, ++seed);
   check_inplace(5, 300001, 2, route::skinny_chunks, ++seed, 3);
   check_inplace(300001, 5, 8, route::skinny_chunks, ++seed, 2);
+}
+
+// Plans made by detail::plan_inplace_sharing_scratch (the distributed transposition's local
+// stages) allocate their tables only and run one after another on one scratch of the caller's:
+// a 3-stage plan (24 MiB scratch path), a row/column plan and a skinny plan with a remainder.
+TEST(GpuInplaceRectangular, PlansSharingOneScratch) {
+  XPOSE_REQUIRE_GPU();
+  plan_options options;
+  options.target = device::cuda;
+  auto cell = std::make_shared<void*>(nullptr);
+  const std::tuple<std::int64_t, std::int64_t, route> cases[] = {
+      {7200, 1800, route::three_stage},
+      {1009, 331, route::row_column},
+      {37, 100003, route::skinny_chunks}};
+  std::vector<plan> plans;
+  std::size_t largest = 0;
+  for (const auto& [rows, cols, r] : cases) {
+    options.forced_route = r;
+    std::size_t scratch = 0;
+    plans.push_back(detail::plan_inplace_sharing_scratch({rows, cols, 4}, options, cell, scratch));
+    const plan own = plan_inplace({rows, cols, 4}, options);
+    EXPECT_LE(plans.back().workspace_bytes() + scratch, own.workspace_bytes() + 256)
+        << plans.back().describe();
+    largest = std::max(largest, scratch);
+  }
+  ASSERT_GT(largest, 0u);
+  device_buffer scratch(largest);
+  *cell = scratch.get();
+  std::uint64_t seed = 900;
+  for (std::size_t k = 0; k < plans.size(); ++k) {
+    const auto& [rows, cols, r] = cases[k];
+    const std::size_t bytes = static_cast<std::size_t>(rows * cols) * 4;
+    const std::vector<unsigned char> host = random_bytes(bytes, ++seed);
+    std::vector<unsigned char> expected(bytes);
+    reference_batched(host.data(), expected.data(), 1, rows, cols, 4, cols, rows, rows * cols,
+                      rows * cols);
+    device_buffer data(bytes);
+    data.upload(host);
+    scratch.poison();
+    plans[k].execute(data.get());
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess) << shape_name(1, rows, cols, 4, r);
+    EXPECT_EQ(first_difference(data.download(bytes), expected), -1)
+        << shape_name(1, rows, cols, 4, r);
+  }
+  // Only GPU plans take a caller's scratch.
+  options.target = device::cpu;
+  options.forced_route = route::automatic;
+  std::size_t unused = 0;
+  EXPECT_THROW(detail::plan_inplace_sharing_scratch({64, 48, 4}, options, cell, unused), error);
 }
 
 // plan::execute_stage, every stage in order, gives the whole transposition on the device.
