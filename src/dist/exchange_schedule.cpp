@@ -422,12 +422,31 @@ u64 automatic_chunk_bytes(const split_layout& layout) {
     for (int p = 0; p < layout.ranks; ++p)
       largest_transfer = std::max(largest_transfer, layout.send_bytes(r, p));
   }
-  // Both slots within half the memory bound (64 MiB + 1 %) of the smallest buffer: the other
-  // half is for the local stages' workspaces and the parking arena.
-  const long double wanted = (64.0L * mib + 0.01L * static_cast<long double>(smallest)) / 4;
-  u64 chunk = static_cast<u64>(std::clamp<long double>(wanted, 256.0L * 1024, 32.0L * mib));
-  chunk = chunk / 4096 * 4096;
-  return std::max<u64>(4096, std::min(chunk, round_up(largest_transfer, 4096)));
+  const auto fit = [&](long double wanted) {
+    const u64 chunk =
+        static_cast<u64>(std::clamp<long double>(wanted, 256.0L * 1024, 128.0L * mib));
+    return std::max<u64>(4096, std::min(chunk / 4096 * 4096, round_up(largest_transfer, 4096)));
+  };
+  const auto bound = [](u64 capacity) { return 64 * mib + capacity / 100; };
+  // First both slots within a quarter of the memory bound of the smallest buffer each...
+  const u64 first = fit(static_cast<long double>(bound(smallest)) / 4);
+  // ...then as large as the bound leaves after the largest parking arena that chunk gives and the
+  // local stages' tables: fewer, larger transfers. 2 H200s: the exchange of 65536^2 fp32 in
+  // chunks of 16, 32, 64 and 128 MiB took 23.5, 20.3, 18.2 and 16.9 ms.
+  u64 arena = 0;
+  const exchange_order order = choose_order(layout, first);
+  for (int r = 0; r < layout.ranks; ++r)
+    arena = std::max(arena, build_schedule(layout, r, first, order).arena_bytes);
+  const u64 room = bound(smallest) - std::min(bound(smallest), arena + local_tables_reserve);
+  const u64 larger = fit(static_cast<long double>(room) / slot_count);
+  if (larger <= first) return first;
+  // A larger chunk parks differently: kept only where every rank's scratch still fits.
+  const exchange_order larger_order = choose_order(layout, larger);
+  for (int r = 0; r < layout.ranks; ++r)
+    if (build_schedule(layout, r, larger, larger_order).scratch_bytes() + local_tables_reserve >
+        bound(layout.capacity_bytes(r)))
+      return first;
+  return larger;
 }
 
 u64 automatic_park_limit(const split_layout& layout, int rank) {

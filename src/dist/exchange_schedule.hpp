@@ -132,9 +132,14 @@ exchange_schedule build_schedule(const split_layout& layout, int rank, std::uint
 /// the ranks, then the fewest bytes parked. Even splits park nothing and get the plain order.
 exchange_order choose_order(const split_layout& layout, std::uint64_t chunk);
 
-/// The chunk size when none is given: from the smallest buffer over the ranks, so every rank
-/// gets the same: (64 MiB + 1 % of it) / 4 (the slots take at most half the memory bound) between
-/// 256 KiB and 32 MiB, no larger than the largest transfer.
+/// Device memory the automatic chunk leaves within the memory bound for the local stages' tables.
+inline constexpr std::uint64_t local_tables_reserve = std::uint64_t{8} << 20;
+
+/// The chunk size when none is given, from the smallest buffer over the ranks so that every rank
+/// gets the same, between 256 KiB and 128 MiB and no larger than the largest transfer: the slots
+/// take what the memory bound (64 MiB + 1 % of the buffer) leaves after the parking arena and
+/// local_tables_reserve, where every rank's schedule with that chunk still fits; otherwise a
+/// quarter of the bound each.
 std::uint64_t automatic_chunk_bytes(const split_layout& layout);
 
 /// The parking arena allowed to rank `rank` when no limit is given.
