@@ -45,7 +45,7 @@ namespace {
 /// through aos, whose full transposition runs in the L2 there (H200, the DL paper's Table 1:
 /// 11948 x 40 fp32 0.44-0.54 x copy through aos, 0.30-0.34 by the remainder steps; 90449 x 59,
 /// 21 MB: 0.37 against 0.31-0.33); larger ones by the remainder steps (35588 x 197, 28 MB:
-/// 0.29-0.31 against 0.25-0.27; 100 x the rows: 0.27-0.31 against 0.19-0.24).
+/// 0.29-0.31 against 0.25-0.27; 100 x the rows: 0.22-0.31 against 0.19-0.25).
 constexpr std::size_t gpu_through_aos_max_bytes = std::size_t{24} << 20;
 
 void validate_options(const plan_options& options) {
