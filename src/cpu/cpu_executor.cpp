@@ -78,7 +78,12 @@ void execute_inplace(const plan_data& plan, void* data, std::size_t first, std::
           tiled_transpose(matrix, s, workspace, plan.threads);
         }
       } else if (s.kind == stage_kind::square_swap) {
-        square_swap(matrix, s, plan.threads);
+        // One square, or s.batch square blocks one after another.
+        stage block = s;
+        block.batch = 1;
+        for (std::int64_t j = 0; j < std::max<std::int64_t>(s.batch, 1); ++j)
+          square_swap(matrix + j * s.rows * s.lda * static_cast<std::int64_t>(s.super_bytes), block,
+                      plan.threads);
       } else if (is_skinny_remainder(s.kind)) {
         skinny_remainder(matrix, s, held, workspace, plan.threads);
       } else if (is_row_column(s.kind)) {

@@ -21,8 +21,9 @@ enum class stage_kind {
   /// 1000 = (1, A, B, C·D·e), 0100 = (A, B, C, D·e), 0010 = (A·B, C, D, e).
   tiled_transpose,
   /// Square in place: an n x n matrix (rows == cols == n) of super_bytes-byte elements, rows
-  /// `lda` elements apart (the CPU executor loops over the plan's batch, the GPU launch covers
-  /// it); `variant` picks the algorithm (square_* routes), `tile` its block.
+  /// `lda` elements apart, or with `batch` > 1 that many of them one after another within each
+  /// matrix of the plan (n * lda elements apart: the 3-stage route's square blocks); `variant`
+  /// picks the algorithm (square_* routes), `tile` its block.
   square_swap,
   /// Catanzaro-Keller-Garland decomposition of one rows x cols row-major matrix (rows = m,
   /// cols = n, super_bytes = element bytes, tile = width of the column blocks that phases 1

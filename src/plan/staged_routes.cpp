@@ -75,6 +75,21 @@ stage tiled_transpose_stage(const char* label, std::int64_t batch, std::int64_t 
   return s;
 }
 
+stage square_blocks_stage(std::int64_t count, std::int64_t n, std::size_t e) {
+  stage s;
+  s.kind = stage_kind::square_swap;
+  s.label = "square blocks";
+  s.variant = route::square_tile_swap;
+  s.batch = count;
+  s.rows = s.cols = n;
+  s.lda = s.ldb = n;
+  s.super_bytes = e;
+  // H200, `cuda in-place square any size`: 0.84-0.87 x copy with rows on 16 bytes, 0.63-0.73
+  // without.
+  s.passes = (static_cast<std::size_t>(n) * e) % 16 == 0 ? 1.2 : 1.5;
+  return s;
+}
+
 std::vector<stage> three_stage_stages(std::int64_t M, std::int64_t N, std::size_t e, std::int64_t m,
                                       std::int64_t n) {
   const std::int64_t M1 = M / m, N1 = N / n;
@@ -133,6 +148,15 @@ std::vector<stage> gpu_three_stage_stages(std::int64_t M, std::int64_t N, std::s
     consider({tiled_transpose_stage("010", M / m, m, N, e),
               tiled_transpose_stage("100", 1, M / m, N, m * e)});
   }
+  // One side a multiple k of the other: the matrix is k square blocks side by side (wide) or one
+  // above another (tall). A 100 of the blocks' rows makes the side-by-side blocks contiguous, or
+  // puts the transposed stacked ones side by side, and each square is transposed by the square
+  // tile swap: the 100 + 010 pair above with the 010's square instances at the square route's
+  // speed instead of a tiled transposition's.
+  if (N % M == 0 && N > M && M >= square_block_min_edge)
+    consider({tiled_transpose_stage("100", 1, M, N / M, M * e), square_blocks_stage(N / M, M, e)});
+  if (M % N == 0 && M > N && N >= square_block_min_edge)
+    consider({square_blocks_stage(M / N, N, e), tiled_transpose_stage("100", 1, M / N, N, N * e)});
   // The paper's three stages, tiles of at most 64 KiB (on chip).
   for (std::int64_t m : m_choices)
     for (std::int64_t n : n_choices) {

@@ -31,6 +31,12 @@ std::vector<stage> three_stage_stages(std::int64_t M, std::int64_t N, std::size_
 std::vector<stage> four_stage_stages(std::int64_t M, std::int64_t N, std::size_t e, std::int64_t m,
                                      std::int64_t n);
 
+/// `count` consecutive n x n matrices of e-byte elements, each transposed in place by the square
+/// tile swap (a square_swap stage whose batch is its blocks within one matrix).
+stage square_blocks_stage(std::int64_t count, std::int64_t n, std::size_t e);
+/// The GPU's 3-stage route takes square blocks of at least this edge.
+inline constexpr std::int64_t square_block_min_edge = 64;
+
 /// Instances up to this size fit the CUDA backend's scratch (its tiled_scratch_max_bytes).
 inline constexpr std::size_t gpu_slab_limit_bytes = std::size_t{24} << 20;
 
@@ -40,8 +46,9 @@ using stage_cost_function = std::function<double(const stage&)>;
 /// The 3-stage route as the GPU runs it, the tiles chosen by the GPU's stage costs: the
 /// paper's 100, 0010, 0100 (tiles of at most 64 KiB), or two passes with the 0010 + 0100 pair as
 /// one 010 over slabs of M x n elements (100 then 010, or, mirrored, 010 over m x N slabs then
-/// 100), or one 010 for a matrix within gpu_slab_limit_bytes; whichever costs least (on a tie,
-/// fewer stages). Each stage's passes are its cost. Empty when M or N is below 2.
+/// 100), with square slabs (one side a multiple of the other) as square blocks, or one 010 for a
+/// matrix within gpu_slab_limit_bytes; whichever costs least (on a tie, fewer stages). Each
+/// stage's passes are its cost. Empty when M or N is below 2.
 std::vector<stage> gpu_three_stage_stages(std::int64_t M, std::int64_t N, std::size_t e,
                                           const stage_cost_function& cost);
 

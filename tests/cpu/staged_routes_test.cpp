@@ -3,8 +3,10 @@
 // the paper's Table 2 shapes; and the tile choice.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <random>
+#include <tuple>
 #include <vector>
 
 #include "cpu/cpu_kernels.hpp"
@@ -22,6 +24,16 @@ void run_stages(std::vector<std::byte>& data, const std::vector<stage>& stages, 
   std::vector<std::byte> workspace;
   for (std::size_t i = 0; i < stages.size(); ++i) {
     const stage& s = stages[i];
+    if (s.kind == stage_kind::square_swap) {
+      // Square blocks one after another, as the executors run them.
+      stage block = s;
+      block.batch = 1;
+      for (std::int64_t j = 0; j < s.batch; ++j)
+        cpu::square_swap(
+            data.data() + j * s.rows * s.lda * static_cast<std::int64_t>(s.super_bytes), block,
+            threads);
+      continue;
+    }
     ASSERT_EQ(s.kind, stage_kind::tiled_transpose);
     if (s.fused_with_next) {
       ASSERT_LT(i + 1, stages.size());
@@ -133,6 +145,34 @@ TEST(StagedRoutes, StagesFollowThePaper) {
   EXPECT_EQ(four[2].super_bytes, 60u * 40u * 4u);
   EXPECT_EQ(four[3].batch, 50);
   for (const stage& s : four) EXPECT_FALSE(s.fused_with_next);
+}
+
+// The GPU's 3-stage stage lists with square blocks (one side a multiple of the other), chosen
+// under a cost that prices tiled stages of single elements high, as the GPU's does, and run by the
+// CPU kernels: wide and tall, square edges on 16 bytes and not.
+TEST(StagedRoutes, GpuThreeStageTakesSquareBlocks) {
+  const stage_cost_function cost = [](const stage& s) {
+    if (s.kind == stage_kind::square_swap) return s.passes;
+    return s.super_bytes <= 16 ? 30.0 : 1.1;
+  };
+  std::mt19937_64 rng(41);
+  for (const auto& [M, N, e] : {std::tuple<std::int64_t, std::int64_t, std::size_t>{96, 288, 4},
+                                {288, 96, 4},
+                                {65, 195, 12},
+                                {260, 65, 1},
+                                {64, 128, 8}}) {
+    const std::vector<stage> stages = gpu_three_stage_stages(M, N, e, cost);
+    ASSERT_EQ(stages.size(), 2u) << M << "x" << N;
+    const stage& square = M < N ? stages[1] : stages[0];
+    EXPECT_EQ(square.kind, stage_kind::square_swap) << M << "x" << N;
+    EXPECT_EQ(square.rows, std::min(M, N));
+    EXPECT_EQ(square.batch, std::max(M, N) / std::min(M, N));
+    const std::vector<std::byte> in =
+        random_bytes<std::byte>(static_cast<std::size_t>(M * N) * e, rng);
+    std::vector<std::byte> data = in;
+    run_stages(data, stages, 2);
+    EXPECT_TRUE(data == reference_transpose(in, M, N, e)) << M << "x" << N << " e=" << e;
+  }
 }
 
 TEST(StagedRoutes, ChooseTilesDividesOrDeclines) {

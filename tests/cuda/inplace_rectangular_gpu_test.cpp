@@ -285,6 +285,48 @@ TEST(GpuInplaceRectangular, MeasuredPlan) {
   forget_wisdom();
 }
 
+// One side a multiple of the other, matrices beyond the GPU's one-stage slab (24 MiB): the
+// 3-stage route may take the square blocks (a 100 of the blocks' rows and the square tile swap on
+// each block), and does for fp32 and fp64 (its cost beats the tiled stages' there). Wide and tall,
+// rows on 16 bytes and not, element sizes with and without register-width words, batches.
+TEST(GpuInplaceRectangular, SquareBlocks) {
+  XPOSE_REQUIRE_GPU();
+  std::uint64_t seed = 1500;
+  for (const auto& [rows, cols, e, batch] :
+       {std::tuple<std::int64_t, std::int64_t, std::size_t, std::int64_t>{1800, 7200, 4, 1},
+        {7200, 1800, 4, 1},
+        {2048, 8192, 4, 1},
+        {8192, 2048, 8, 1},
+        {2999, 8997, 4, 1},
+        {8997, 2999, 2, 1},
+        {3001, 9003, 1, 1},
+        {1280, 3840, 16, 1},
+        {3840, 1280, 12, 1},
+        {1539, 4617, 8, 1},
+        {2048, 4096, 4, 2},
+        {8192, 2048, 2, 2}}) {
+    plan_options options;
+    options.target = device::cuda;
+    options.forced_route = route::three_stage;
+    matrix_desc desc{rows, cols, e};
+    desc.batch = batch;
+    const std::string described = plan_inplace(desc, options).describe();
+    if (e == 4 || e == 8)
+      EXPECT_NE(described.find("square blocks"), std::string::npos) << described;
+    check_inplace(rows, cols, e, route::three_stage, ++seed, batch);
+  }
+}
+
+// Small matrices whose 3-stage route may take square blocks, for the sanitizers (the plan run
+// and checked is whichever the planner makes).
+TEST(GpuInplaceRectangular, SquareBlocksSmall) {
+  XPOSE_REQUIRE_GPU();
+  check_inplace(128, 512, 4, route::three_stage, 1600);
+  check_inplace(384, 128, 8, route::three_stage, 1601);
+  check_inplace(65, 195, 4, route::three_stage, 1602);
+  check_inplace(256, 512, 2, route::three_stage, 1603, 2);
+}
+
 TEST(GpuInplaceRectangular, BatchedAndRoundTrip) {
   XPOSE_REQUIRE_GPU();
   check_inplace(60, 36, 4, route::automatic, 900, 3);

@@ -261,13 +261,25 @@ void execute_inplace(const plan_data& plan, void* data, std::size_t first, std::
     if (s.kind == stage_kind::square_swap) {
       const int w = word_bytes_for(s.super_bytes, data, data);
       square_args a;
-      a.data = data;
-      a.batch = plan.desc.batch;
       a.n = s.rows;
       a.ld = s.lda;
-      a.stride = plan.batch_stride;
-      launch_square_swap(a, w, static_cast<std::int64_t>(s.super_bytes) / w, s.variant,
-                         stream_of(plan));
+      if (s.batch <= 1) {
+        // The whole matrix: every matrix of the plan's batch in one launch.
+        a.data = data;
+        a.batch = plan.desc.batch;
+        a.stride = plan.batch_stride;
+        launch_square_swap(a, w, static_cast<std::int64_t>(s.super_bytes) / w, s.variant,
+                           stream_of(plan));
+      } else {
+        // Square blocks one after another within each matrix.
+        a.batch = s.batch;
+        a.stride = s.rows * s.lda;
+        for (std::int64_t b = 0; b < plan.desc.batch; ++b) {
+          a.data = static_cast<std::byte*>(data) + b * matrix_bytes;
+          launch_square_swap(a, w, static_cast<std::int64_t>(s.super_bytes) / w, s.variant,
+                             stream_of(plan));
+        }
+      }
     } else if (s.kind == stage_kind::tiled_transpose) {
       // The stages apply to each matrix of the batch in turn; a stage's own batch is its
       // instances within one matrix.
