@@ -16,6 +16,7 @@
 
 #include "buffer.hpp"
 #include "device.hpp"
+#include "dist.hpp"
 #include "files.hpp"
 #include "plan_handle.hpp"
 #include "xpose/error.hpp"
@@ -96,6 +97,7 @@ NB_MODULE(_xpose, m) {
   m.doc() = "The compiled core of the xpose package: plans and execution on raw addresses.";
   nb::register_exception_translator(translate_error);
   bind_files(m);
+  bind_dist(m);
 
   m.attr("version") = std::to_string(xpose::version_major) + "." +
                       std::to_string(xpose::version_minor) + "." +

@@ -22,7 +22,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from . import _xpose
+from . import _xpose, dist
 from ._arrays import HOST, Operand, device_name, empty_transposed, operand, reshaped
 from ._errors import (
     DeviceError,
@@ -39,6 +39,7 @@ __all__ = [
     "plan",
     "Plan",
     "transpose_file",
+    "dist",
     "recover_file",
     "routes",
     "built_with_cuda",

@@ -4,6 +4,7 @@ and JAX arrays. The docstrings are in xpose/__init__.py."""
 import os
 from typing import Any, TypeVar
 
+from . import dist as dist
 from ._errors import DeviceError as DeviceError
 from ._errors import Error as Error
 from ._errors import InternalError as InternalError
