@@ -59,8 +59,9 @@ struct distributed_matrix {
 
 /// How the local stages are arranged around the exchange (docs/distributed.md).
 enum class scheme {
-  automatic,  ///< rows_even when the row split is even, else cols_even when the column split
-              ///< is, else any_split
+  automatic,  ///< both splits even: rows_even or cols_even, whichever's local stages are
+              ///< predicted to move fewer bytes; else rows_even when the row split is even,
+              ///< cols_even when the column split is, any_split otherwise
   rows_even,  ///< transpose the local block; exchange; one 010 of super-elements of
               ///< row_count x elem_size bytes. Needs equal row counts
   cols_even,  ///< one 010 of super-elements of col_count x elem_size bytes; exchange; transpose

@@ -392,15 +392,39 @@ plan plan_inplace(const distributed_matrix& matrix, int rank, cudaStream_t strea
   }
 
   check_cuda(cudaGetDevice(&s->device), "cudaGetDevice");
-  const local_stages stages = plan_local_stages(s->layout, rank, s->chosen);
+  // The local stages as runners (their xpose plans made), and their predicted bytes moved.
+  struct runners {
+    std::vector<local_runner> before, after;
+    double moved = 0;
+  };
+  const auto make_runners = [&](scheme chosen) {
+    runners made;
+    const local_stages stages = plan_local_stages(s->layout, rank, chosen);
+    for (int side = 0; side < 2; ++side)
+      for (const local_op& op : side == 0 ? stages.before : stages.after) {
+        local_runner r = make_runner(op, stream, s->local_scratch);
+        made.moved += r.passes * static_cast<double>(op.bytes());
+        (side == 0 ? made.before : made.after).push_back(std::move(r));
+      }
+    return made;
+  };
+  runners kept = make_runners(s->chosen);
+  // Both splits even: the scheme whose local stages are predicted to move less (rows_even on a
+  // tie). Every rank holds blocks of the same shapes, so every rank makes the same choice.
+  if (opts.local == scheme::automatic && s->chosen == scheme::rows_even && ranks > 1 &&
+      all_equal(s->layout.col_count)) {
+    runners other = make_runners(scheme::cols_even);
+    if (other.moved < kept.moved) {
+      kept = std::move(other);
+      s->chosen = scheme::cols_even;
+    }
+  }
+  s->before = std::move(kept.before);
+  s->after = std::move(kept.after);
   std::size_t local_scratch = 0;
   bool any_tiled = false;
-  for (int side = 0; side < 2; ++side) {
-    const std::vector<local_op>& ops = side == 0 ? stages.before : stages.after;
-    std::vector<local_runner>& runners = side == 0 ? s->before : s->after;
-    for (const local_op& op : ops) {
-      runners.push_back(make_runner(op, stream, s->local_scratch));
-      const local_runner& made = runners.back();
+  for (const auto* side : {&s->before, &s->after})
+    for (const local_runner& made : *side) {
       if (made.elements) {
         s->local_plan_bytes += made.elements->workspace_bytes();
       } else {
@@ -409,7 +433,6 @@ plan plan_inplace(const distributed_matrix& matrix, int rank, cudaStream_t strea
       }
       local_scratch = std::max(local_scratch, made.scratch_bytes);
     }
-  }
   s->scratch_bytes = std::max<std::size_t>(s->schedule.scratch_bytes(), local_scratch);
   if (any_tiled) s->scratch_bytes = std::max<std::size_t>(s->scratch_bytes, scratch_alignment);
   if (s->scratch_bytes > 0) s->scratch = xpose::detail::cuda::allocate_workspace(s->scratch_bytes);

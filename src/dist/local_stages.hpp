@@ -51,7 +51,8 @@ struct local_stages {
 bool all_equal(const std::vector<std::int64_t>& counts);
 
 /// The scheme `requested` resolves to for `layout` (automatic: rows_even, cols_even, any_split,
-/// the first whose split applies). Throws xpose::error{invalid_argument} when a requested
+/// the first whose split applies; the plan then weighs cols_even against rows_even where both
+/// apply). Throws xpose::error{invalid_argument} when a requested
 /// scheme's split is not even.
 xpose::dist::scheme resolve_scheme(const split_layout& layout, xpose::dist::scheme requested);
 

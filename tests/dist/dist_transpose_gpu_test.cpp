@@ -191,6 +191,25 @@ std::vector<int> rank_counts() {
 
 const std::size_t element_sizes[] = {1, 2, 4, 8, 16, 12};
 
+// With both splits even the automatic scheme weighs rows_even against cols_even: the local block
+// whose long side is a multiple of its short one goes by the GPU's square blocks. Plans only (no
+// data, no communicator): every rank's plan is made on one GPU.
+TEST(DistTranspose, AutomaticSchemeWeighsBothEvenSchemes) {
+  XPOSE_REQUIRE_GPUS(1);
+  for (int rank : {0, 1}) {
+    // 50000 x 20000 rows per rank (2.5: no square blocks), 100000 x 10000 columns (10 blocks).
+    const plan tall = plan_inplace(even(100000, 20000, 8, 2), rank);
+    EXPECT_EQ(tall.chosen_scheme(), scheme::cols_even) << tall.describe();
+    // 32768 x 65536 rows per rank (2 blocks) and 65536 x 32768 columns: rows_even on the tie.
+    const plan square = plan_inplace(even(65536, 65536, 4, 2), rank);
+    EXPECT_EQ(square.chosen_scheme(), scheme::rows_even) << square.describe();
+    options forced;
+    forced.local = scheme::rows_even;
+    EXPECT_EQ(plan_inplace(even(100000, 20000, 8, 2), rank, nullptr, forced).chosen_scheme(),
+              scheme::rows_even);
+  }
+}
+
 TEST(DistTranspose, OneGpu) {
   XPOSE_REQUIRE_GPUS(1);
   for (std::size_t e : element_sizes) check_group(even(1009, 997, e, 1), {}, {0});
