@@ -107,6 +107,13 @@ std::vector<stage> rectangular_stages(const plan_data& p, route r,
       return skinny_chunks_stages(p.rows, p.cols, e);
     case route::three_stage:
     case route::four_stage: {
+      if (r == route::three_stage) {
+        // One side a multiple of the other: the square blocks, each swapped in one pass.
+        std::vector<stage> blocks = square_blocks_stages(p.rows, p.cols, e);
+        for (stage& s : blocks)
+          if (s.kind == stage_kind::square_swap) s.passes = 1.0;
+        if (!blocks.empty()) return blocks;
+      }
       const auto tiles = choose_tiles(p.rows, p.cols, e, r);
       if (!tiles) return {};
       return r == route::three_stage

@@ -90,6 +90,14 @@ stage square_blocks_stage(std::int64_t count, std::int64_t n, std::size_t e) {
   return s;
 }
 
+std::vector<stage> square_blocks_stages(std::int64_t M, std::int64_t N, std::size_t e) {
+  if (N % M == 0 && N > M && M >= square_block_min_edge)
+    return {tiled_transpose_stage("100", 1, M, N / M, M * e), square_blocks_stage(N / M, M, e)};
+  if (M % N == 0 && M > N && N >= square_block_min_edge)
+    return {square_blocks_stage(M / N, N, e), tiled_transpose_stage("100", 1, M / N, N, N * e)};
+  return {};
+}
+
 std::vector<stage> three_stage_stages(std::int64_t M, std::int64_t N, std::size_t e, std::int64_t m,
                                       std::int64_t n) {
   const std::int64_t M1 = M / m, N1 = N / n;
@@ -153,10 +161,8 @@ std::vector<stage> gpu_three_stage_stages(std::int64_t M, std::int64_t N, std::s
   // puts the transposed stacked ones side by side, and each square is transposed by the square
   // tile swap: the 100 + 010 pair above with the 010's square instances at the square route's
   // speed instead of a tiled transposition's.
-  if (N % M == 0 && N > M && M >= square_block_min_edge)
-    consider({tiled_transpose_stage("100", 1, M, N / M, M * e), square_blocks_stage(N / M, M, e)});
-  if (M % N == 0 && M > N && N >= square_block_min_edge)
-    consider({square_blocks_stage(M / N, N, e), tiled_transpose_stage("100", 1, M / N, N, N * e)});
+  if (std::vector<stage> blocks = square_blocks_stages(M, N, e); !blocks.empty())
+    consider(std::move(blocks));
   // The paper's three stages, tiles of at most 64 KiB (on chip).
   for (std::int64_t m : m_choices)
     for (std::int64_t n : n_choices) {

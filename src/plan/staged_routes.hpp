@@ -34,8 +34,12 @@ std::vector<stage> four_stage_stages(std::int64_t M, std::int64_t N, std::size_t
 /// `count` consecutive n x n matrices of e-byte elements, each transposed in place by the square
 /// tile swap (a square_swap stage whose batch is its blocks within one matrix).
 stage square_blocks_stage(std::int64_t count, std::int64_t n, std::size_t e);
-/// The GPU's 3-stage route takes square blocks of at least this edge.
+/// The 3-stage route takes square blocks of at least this edge.
 inline constexpr std::int64_t square_block_min_edge = 64;
+/// One side a multiple k > 1 of the other, at least square_block_min_edge: the k square blocks
+/// side by side (M x kM: a 100 of the blocks' rows makes each contiguous, then the squares) or
+/// stacked (kN x N: the squares, then a 100 puts them side by side). Empty otherwise.
+std::vector<stage> square_blocks_stages(std::int64_t M, std::int64_t N, std::size_t e);
 
 /// Instances up to this size fit the CUDA backend's scratch (its tiled_scratch_max_bytes).
 inline constexpr std::size_t gpu_slab_limit_bytes = std::size_t{24} << 20;

@@ -111,6 +111,36 @@ TEST(InplaceRoutes, RandomBiggerShapesPrimesSkinnyAndPaperShapes) {
   }
 }
 
+// One side a multiple of the other: the 3-stage route takes the square blocks (a 100 of the
+// blocks' rows and the square tile swap on each block), wide and tall, edges on 16 bytes and not,
+// several element sizes, a batch.
+TEST(InplaceRoutes, ThreeStageSquareBlocks) {
+  struct shape {
+    std::int64_t rows, cols;
+    std::size_t e;
+    std::int64_t batch;
+  };
+  const shape shapes[] = {{64, 128, 4, 1},    {128, 64, 8, 1},  {65, 195, 4, 1},
+                          {600, 200, 12, 1},  {97, 970, 1, 1},  {1800, 7200, 4, 1},
+                          {7200, 1800, 2, 1}, {96, 288, 16, 3}, {300, 100, 8, 2}};
+  for (const shape& s : shapes) {
+    xpose::matrix_desc d = dense(s.rows, s.cols, s.e);
+    d.batch = s.batch;
+    const std::size_t matrix = static_cast<std::size_t>(s.rows * s.cols) * s.e;
+    const bytes original = random_bytes(matrix * s.batch, s.rows + s.cols);
+    bytes data = original;
+    const xpose::plan p = xpose::plan_inplace(d, forcing(xpose::route::three_stage));
+    EXPECT_NE(p.describe().find("square blocks"), std::string::npos) << p.describe();
+    p.execute(data.data());
+    for (std::int64_t b = 0; b < s.batch; ++b) {
+      const bytes one(original.begin() + b * matrix, original.begin() + (b + 1) * matrix);
+      EXPECT_TRUE(std::equal(data.begin() + b * matrix, data.begin() + (b + 1) * matrix,
+                             reference_transpose(one, s.rows, s.cols, s.e).begin()))
+          << s.rows << " x " << s.cols << " e=" << s.e << " matrix " << b;
+    }
+  }
+}
+
 TEST(InplaceRoutes, RoundTripIsIdentity) {
   for (xpose::route r : {xpose::route::automatic, xpose::route::row_column,
                          xpose::route::three_stage, xpose::route::cycle_following}) {
