@@ -235,12 +235,12 @@ def transpose_(
     Raises ``ValueError`` (on every rank, data untouched) when a block's shape, dtype, device or
     storage does not fit; ``UnsupportedError`` without NCCL.
     """
-    torch = _torch()
     if not has_nccl():
         raise UnsupportedError(
             "this xpose build has no distributed transposition: it needs CUDA and NCCL at build "
             "time (the CUDA toolkit's NCCL, or NCCL_HOME)"
         )
+    torch = _torch()
     if scheme not in SCHEMES:
         raise ValueError(f"unknown scheme {scheme!r}: one of {', '.join(SCHEMES)}")
     rank, ranks = _group_info(group)
