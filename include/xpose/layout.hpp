@@ -63,13 +63,15 @@ std::string to_string(layout l);
 ///    Instances of up to 2^28 tiles or fields.
 ///  - through_scratch: whole instances transposed out of place into a scratch of at most 24 MiB
 ///    and copied back.
-/// The paper's P-IPT (one work-group per whole cycle, sec. 4.3, its Figure 7) has no kernel here:
-/// chains are its load-balanced successor. A forced variant applies to conversions made of tiled
-/// transpositions only (aos <-> asta, asta <-> asta, soa <-> asta when T divides n) on a CUDA
-/// target; plan_layout_conversion refuses the others with status::unsupported.
-enum class layout_variant { automatic, barrier_sync, pttwac, chains, through_scratch };
+///  - pipt: the paper's P-IPT (sec. 4.3, its Figure 7): the chains' kernel with no cycle cut, one
+///    group of threads per whole cycle, so that long cycles leave the other groups idle. Kept to
+///    measure that contrast with PTTWAC and the chains. Instances of up to 2^28 tiles or fields.
+/// A forced variant applies to conversions made of tiled transpositions only (aos <-> asta,
+/// asta <-> asta, soa <-> asta when T divides n) on a CUDA target; plan_layout_conversion refuses
+/// the others with status::unsupported.
+enum class layout_variant { automatic, barrier_sync, pttwac, chains, through_scratch, pipt };
 
-/// "automatic", "barrier_sync", "pttwac", "chains", "through_scratch".
+/// "automatic", "barrier_sync", "pttwac", "chains", "through_scratch", "pipt".
 std::string_view to_string(layout_variant v);
 /// The variant of that name (to_string's), or nothing.
 std::optional<layout_variant> layout_variant_from_string(std::string_view name);

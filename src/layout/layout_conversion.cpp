@@ -68,6 +68,7 @@ void validate_variant(layout_variant variant) {
     case layout_variant::pttwac:
     case layout_variant::chains:
     case layout_variant::through_scratch:
+    case layout_variant::pipt:
       return;
   }
   throw error(status::invalid_argument,
@@ -133,6 +134,8 @@ std::string_view to_string(layout_variant v) {
       return "chains";
     case layout_variant::through_scratch:
       return "through_scratch";
+    case layout_variant::pipt:
+      return "pipt";
   }
   return "unknown";
 }
@@ -140,7 +143,7 @@ std::string_view to_string(layout_variant v) {
 std::optional<layout_variant> layout_variant_from_string(std::string_view name) {
   for (const layout_variant v :
        {layout_variant::automatic, layout_variant::barrier_sync, layout_variant::pttwac,
-        layout_variant::chains, layout_variant::through_scratch})
+        layout_variant::chains, layout_variant::through_scratch, layout_variant::pipt})
     if (name == to_string(v)) return v;
   return std::nullopt;
 }

@@ -2,10 +2,10 @@
 // (src/cuda/inplace/tiled_transpose.hpp) on the path of the conversion's variant: automatically
 // the on-chip barrier-sync kernel where a tile of T x S fields fits in shared memory (DL sec.
 // 4.2), the chains for SoA <-> ASTA; forced, the same kernels the tiled transposition's tests
-// force, so that barrier-sync and PTTWAC are measured on the same conversion. PTTWAC runs with
-// its flags in shared memory, a block per group of tiles (DL sec. 4.4), where the tiles' flags
-// fit and there are enough of them (choose_pttwac_path); else with claims in global memory
-// (cycle following, DL sec. 4.3).
+// force, so that barrier-sync, PTTWAC and P-IPT (the chains' kernel on whole cycles) are
+// measured on the same conversion. PTTWAC runs with its flags in shared memory, a block per group
+// of tiles (DL sec. 4.4), where the tiles' flags fit and there are enough of them
+// (choose_pttwac_path); else with claims in global memory (cycle following, DL sec. 4.3).
 #include <cuda_runtime.h>
 
 #include "cuda/backend/cuda_backend.hpp"
@@ -27,6 +27,8 @@ cuda::tiled_path path_of(const stage& s, layout_variant variant) {
       return cuda::tiled_path::chains;
     case layout_variant::through_scratch:
       return cuda::tiled_path::through_scratch;
+    case layout_variant::pipt:
+      return cuda::tiled_path::whole_cycles;
     case layout_variant::automatic:
       break;
   }
@@ -49,6 +51,7 @@ std::string tiled_refusal(const stage& s, layout_variant variant) {
                std::to_string(cuda::tiled_on_chip_max_bytes) + " bytes of shared memory";
       return "";
     case cuda::tiled_path::chains:
+    case cuda::tiled_path::whole_cycles:
       if (positions > cuda::chain_max_positions || s.super_bytes < cuda::chain_min_super_bytes)
         return "the chains take instances of at most " + std::to_string(cuda::chain_max_positions) +
                " super-elements, got " + size_text(s);

@@ -16,13 +16,15 @@ namespace xpose::detail::layout_gpu {
 std::shared_ptr<void> allocate(std::size_t bytes);
 
 /// Why the tiled transposition's path for `variant` cannot run stage `s` ("" when it can):
-/// barrier_sync needs an instance within the on-chip path's shared memory, chains instances of at
-/// most chain_max_positions super-elements, through_scratch instances within its scratch.
+/// barrier_sync needs an instance within the on-chip path's shared memory, chains and pipt
+/// instances of at most chain_max_positions super-elements, through_scratch instances within its
+/// scratch.
 std::string tiled_refusal(const stage& s, layout_variant variant);
 
 /// The path `variant` runs `s` on, by the tiled transposition's name ("on_chip", "chains",
-/// "through_scratch", "pttwac", "cycle_following"; automatic: the one it chooses; pttwac:
-/// "pttwac" with its flags in shared memory, "cycle_following" with them in global memory).
+/// "through_scratch", "pttwac", "cycle_following", "whole_cycles"; automatic: the one it chooses;
+/// pttwac: "pttwac" with its flags in shared memory, "cycle_following" with them in global memory;
+/// pipt: "whole_cycles").
 const char* tiled_path_name(const stage& s, layout_variant variant);
 
 /// A device workspace for stage `s` on `variant`'s path with its table prepared (synchronously,

@@ -195,7 +195,7 @@ TEST(LayoutConvert, BadInputsLeaveTheDataUntouched) {
 TEST(LayoutVariant, NamesRoundTrip) {
   for (const layout_variant v :
        {layout_variant::automatic, layout_variant::barrier_sync, layout_variant::pttwac,
-        layout_variant::chains, layout_variant::through_scratch})
+        layout_variant::chains, layout_variant::through_scratch, layout_variant::pipt})
     EXPECT_EQ(layout_variant_from_string(to_string(v)), v) << to_string(v);
   EXPECT_FALSE(layout_variant_from_string("p_ipt").has_value());
   EXPECT_FALSE(layout_variant_from_string("").has_value());
@@ -207,8 +207,9 @@ TEST(LayoutVariant, CpuTargetTakesOnlyAutomatic) {
   const std::int64_t n = 1000, S = 5;
   const auto aos = random_bytes(static_cast<std::size_t>(n * S) * 4, 31);
   std::vector<unsigned char> data = aos;
-  for (const layout_variant v : {layout_variant::barrier_sync, layout_variant::pttwac,
-                                 layout_variant::chains, layout_variant::through_scratch}) {
+  for (const layout_variant v :
+       {layout_variant::barrier_sync, layout_variant::pttwac, layout_variant::chains,
+        layout_variant::through_scratch, layout_variant::pipt}) {
     try {
       plan_layout_conversion({n, S, 4}, layout::aos(), layout::asta(32), {}, v);
       ADD_FAILURE() << "expected unsupported for " << to_string(v);

@@ -132,7 +132,8 @@ TEST(GpuLayout, BadInputsLeaveTheDataUntouched) {
 }
 
 const layout_variant forced_variants[] = {layout_variant::barrier_sync, layout_variant::pttwac,
-                                          layout_variant::chains, layout_variant::through_scratch};
+                                          layout_variant::chains, layout_variant::through_scratch,
+                                          layout_variant::pipt};
 
 TEST(GpuLayoutVariant, SmallSanitizerShapes) {
   // Small enough that every variant takes every conversion made of tiled stages.
@@ -152,7 +153,7 @@ TEST(GpuLayoutVariant, SmallSanitizerShapes) {
 TEST(GpuLayoutVariant, PaperTable1Widths) {
   // The bench's named variants on the DL paper's Table 1 arrays: aos -> asta barrier-sync and
   // PTTWAC, soa -> asta PTTWAC (with the partial tile), and on whole tiles (n rounded down to a
-  // multiple of 64) PTTWAC and chains.
+  // multiple of 64) PTTWAC, chains and P-IPT.
   XPOSE_REQUIRE_GPU();
   std::uint64_t seed = 50000;
   const std::pair<std::int64_t, std::int64_t> shapes[] = {{11948, 40},  {17281, 62}, {35588, 197},
@@ -167,6 +168,8 @@ TEST(GpuLayoutVariant, PaperTable1Widths) {
                        layout_variant::pttwac);
       check_conversion(layout::soa(), layout::asta(T), n / 64 * 64, S, 4, seed++, 0,
                        layout_variant::chains);
+      check_conversion(layout::soa(), layout::asta(T), n / 64 * 64, S, 4, seed++, 0,
+                       layout_variant::pipt);
     }
 }
 

@@ -37,7 +37,8 @@ using detail::cuda::tiled_transpose_workspace_for_path;
 
 constexpr tiled_path every_path[] = {tiled_path::automatic,       tiled_path::on_chip,
                                      tiled_path::through_scratch, tiled_path::chains,
-                                     tiled_path::cycle_following, tiled_path::pttwac};
+                                     tiled_path::cycle_following, tiled_path::pttwac,
+                                     tiled_path::whole_cycles};
 constexpr std::size_t small_super_bytes[] = {1, 2, 3, 4, 8, 12, 16};
 /// Byte offsets of the matrix from a 256-byte aligned allocation, cycled through by the shape
 /// loops so that every kernel also meets pointers aligned to less than its widest word.
@@ -156,7 +157,8 @@ bool path_takes(const stage& s, tiled_path path) {
   if (path == tiled_path::on_chip)
     return detail::cuda::tiled_on_chip_instance_bytes(s) <= detail::cuda::tiled_on_chip_max_bytes;
   if (path == tiled_path::pttwac) return detail::cuda::tiled_pttwac_fits(s);
-  if (path == tiled_path::chains) return s.super_bytes >= detail::cuda::chain_min_super_bytes;
+  if (path == tiled_path::chains || path == tiled_path::whole_cycles)
+    return s.super_bytes >= detail::cuda::chain_min_super_bytes;
   return true;
 }
 
@@ -230,6 +232,13 @@ TEST(GpuTiledTranspose, EveryShapeUpTo24Chains) {
   XPOSE_REQUIRE_GPU();
   constexpr std::size_t sizes[] = {1, 4, 12, 32, 33, 48, 64, 100, 1040};
   check_every_small_shape(tiled_path::chains, sizes);
+}
+
+// P-IPT: the chains' kernel on whole cycles (no cut, no heads), super-elements of 1 to 1040 bytes.
+TEST(GpuTiledTranspose, EveryShapeUpTo24WholeCycles) {
+  XPOSE_REQUIRE_GPU();
+  constexpr std::size_t sizes[] = {1, 4, 12, 33, 64, 1040};
+  check_every_small_shape(tiled_path::whole_cycles, sizes);
 }
 
 TEST(GpuTiledTranspose, EveryShapeUpTo24CycleFollowing) {

@@ -100,6 +100,9 @@ void add_layout_set(std::vector<bench_case>& cases, const std::string& group, xp
                    layout_variant::automatic, on_request);
       add_layout(cases, group, target, whole, S, layout::soa(), layout::asta(T),
                  layout_variant::pttwac, on_request);
+      // The DL paper's Figure 7: P-IPT against PTTWAC on the same conversion.
+      add_layout(cases, group, target, whole, S, layout::soa(), layout::asta(T),
+                 layout_variant::pipt, on_request);
     }
   }
   for (const std::int64_t T : back_tiles) {
@@ -127,8 +130,9 @@ void add_quick_layouts(std::vector<bench_case>& cases, const std::string& group,
     add_layout(cases, group, target, n, S, layout::aos(), layout::soa());
   }
   if (target == xpose::device::cuda)
-    for (const layout_variant v : {layout_variant::barrier_sync, layout_variant::pttwac,
-                                   layout_variant::chains, layout_variant::through_scratch}) {
+    for (const layout_variant v :
+         {layout_variant::barrier_sync, layout_variant::pttwac, layout_variant::chains,
+          layout_variant::through_scratch, layout_variant::pipt}) {
       add_layout(cases, group, target, 2000, 40, layout::aos(), layout::asta(32), v);
       add_layout(cases, group, target, 2048, 40, layout::soa(), layout::asta(16), v);
     }

@@ -85,7 +85,7 @@ const CLI::Validator variant_validator(
       return xpose::layout_variant_from_string(text)
                  ? std::string()
                  : "unknown layout variant '" + text +
-                       "' (automatic, barrier_sync, pttwac, chains, through_scratch)";
+                       "' (automatic, barrier_sync, pttwac, chains, through_scratch, pipt)";
     },
     "");
 
@@ -170,7 +170,7 @@ void add_layout_options(CLI::App& app, std::string& from, std::string& to, std::
       ->check(layout_validator);
   app.add_option("--variant", variant,
                  "the conversion's GPU kernels: automatic (default), barrier_sync, pttwac, chains, "
-                 "through_scratch")
+                 "through_scratch, pipt")
       ->option_text("NAME")
       ->check(variant_validator);
 }

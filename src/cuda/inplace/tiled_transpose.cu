@@ -423,15 +423,21 @@ bool chains_apply(const stage& s) {
   return s.super_bytes >= chain_min_super_bytes && size <= chain_max_positions;
 }
 
-std::shared_ptr<const chain_table> table_of(const stage& s) {
-  return shared_chain_table(static_cast<std::uint32_t>(s.rows), static_cast<std::uint32_t>(s.cols),
-                            tiled_chain_length(s));
+/// The chains' table: cycles cut at tiled_chain_length, or none cut (whole_cycles).
+std::shared_ptr<const chain_table> table_of(const stage& s, bool whole_cycles = false) {
+  return shared_chain_table(
+      static_cast<std::uint32_t>(s.rows), static_cast<std::uint32_t>(s.cols),
+      whole_cycles ? std::numeric_limits<std::uint32_t>::max() : tiled_chain_length(s));
 }
 
 std::size_t chain_heads_bytes(const stage& s) {
   return saturating_product(
       saturating_product(table_of(s)->split_chains, static_cast<std::size_t>(s.batch)),
       s.super_bytes);
+}
+
+bool uses_chain_table(tiled_path path) {
+  return path == tiled_path::chains || path == tiled_path::whole_cycles;
 }
 
 template <int W>
@@ -453,7 +459,7 @@ void launch_chains_words(unsigned char* data, const chain_entry* table, unsigned
 }
 
 void launch_chains(unsigned char* data, const stage& s, const void* table, void* scratch,
-                   cudaStream_t stream) {
+                   cudaStream_t stream, bool whole_cycles) {
   if (!chains_apply(s))
     refuse("the chains path takes instances of at most " + std::to_string(chain_max_positions) +
            " super-elements of at least " + std::to_string(chain_min_super_bytes) + " bytes");
@@ -470,7 +476,9 @@ void launch_chains(unsigned char* data, const stage& s, const void* table, void*
   shape.chunks = static_cast<std::uint32_t>(ceil_div(shape.words, shape.group));
   shape.by_group = tiled::fast_divmod(shape.group);
   shape.by_rows = tiled::fast_divmod(shape.rows);
-  if (scratch == nullptr) refuse("the chains path needs a scratch for the heads of its cut cycles");
+  // A table of whole cycles (whole_cycles) has no cut chain, so no heads to keep.
+  if (scratch == nullptr && !whole_cycles)
+    refuse("the chains path needs a scratch for the heads of its cut cycles");
   const auto* entries = static_cast<const chain_entry*>(table);
   auto* heads = static_cast<unsigned char*>(scratch);
   switch (w) {
@@ -519,6 +527,8 @@ const char* tiled_path_name(tiled_path path) {
       return "cycle_following";
     case tiled_path::pttwac:
       return "pttwac";
+    case tiled_path::whole_cycles:
+      return "whole_cycles";
     case tiled_path::automatic:
       break;
   }
@@ -631,8 +641,10 @@ std::size_t table_part(std::size_t bytes) {
 
 std::size_t tiled_table_bytes(const stage& s, tiled_path path) {
   validate(s);
-  if (moves_nothing(s) || resolve(s, path) != tiled_path::chains || !chains_apply(s)) return 0;
-  return sizeof(chain_entry) * (1 + table_of(s)->entries.size());  // the header, the entries
+  path = resolve(s, path);
+  if (moves_nothing(s) || !uses_chain_table(path) || !chains_apply(s)) return 0;
+  // The header, then the entries.
+  return sizeof(chain_entry) * (1 + table_of(s, path == tiled_path::whole_cycles)->entries.size());
 }
 
 std::size_t tiled_scratch_bytes(const stage& s, tiled_path path) {
@@ -655,7 +667,8 @@ void prepare_tiled_table(const stage& s, tiled_path path, void* table) {
   if (bytes == 0) return;
   if (table == nullptr)
     refuse("the chains path needs a table of " + std::to_string(bytes) + " bytes");
-  const std::shared_ptr<const chain_table> made = table_of(s);
+  const std::shared_ptr<const chain_table> made =
+      table_of(s, resolve(s, path) == tiled_path::whole_cycles);
   std::vector<chain_entry> upload;
   upload.reserve(made->entries.size() + 1);
   upload.push_back({static_cast<std::uint32_t>(made->entries.size()), made->split_chains, -1, 0});
@@ -681,7 +694,8 @@ void launch_tiled_transpose_parts(void* data, const stage& s, const void* table,
     case tiled_path::through_scratch:
       return launch_through_scratch(bytes, s, scratch, stream);
     case tiled_path::chains:
-      return launch_chains(bytes, s, table, scratch, stream);
+    case tiled_path::whole_cycles:
+      return launch_chains(bytes, s, table, scratch, stream, path == tiled_path::whole_cycles);
     case tiled_path::pttwac:
       return launch_pttwac(bytes, s, stream);
     default:

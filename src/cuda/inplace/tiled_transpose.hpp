@@ -22,6 +22,9 @@
 //  - cycle_following: the cycles followed in global memory with per-element claim states
 //    (PTTWAC with the flags in global memory, sec. 4 and 5.1; one group of lanes per
 //    super-element as in sec. 5.2.1), for the rest.
+//  - whole_cycles: the chains path with no cycle cut, one group of lanes per whole cycle: the DL
+//    paper's P-IPT (sec. 4.3), whose long cycles leave most groups idle (its Figure 7). Forced
+//    only (layout_variant::pipt), to measure that contrast.
 // Workspace: a table (chains only), made once by prepare_tiled_table and kept between launches,
 // and a scratch that every launch overwrites (shared by the stages of a plan).
 // Any super_bytes >= 1, any rows, cols >= 1, any batch; the data pointer may have any alignment.
@@ -38,10 +41,18 @@ namespace xpose::detail::cuda {
 
 /// Which kernel runs a tiled_transpose stage. `automatic` is choose_tiled_path's; tests force the
 /// others on the same shapes.
-enum class tiled_path { automatic, on_chip, through_scratch, chains, cycle_following, pttwac };
+enum class tiled_path {
+  automatic,
+  on_chip,
+  through_scratch,
+  chains,
+  cycle_following,
+  pttwac,
+  whole_cycles
+};
 
 /// The path's name ("on_chip", "through_scratch", "chains", "cycle_following", "pttwac",
-/// "automatic").
+/// "whole_cycles", "automatic").
 const char* tiled_path_name(tiled_path path);
 
 /// Dynamic shared memory a block of the on-chip path may take (opted in above 48 KiB).
