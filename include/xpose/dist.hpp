@@ -59,9 +59,10 @@ struct distributed_matrix {
 
 /// How the local stages are arranged around the exchange (docs/distributed.md).
 enum class scheme {
-  automatic,  ///< both splits even: rows_even or cols_even, whichever's local stages are
-              ///< predicted to move fewer bytes; else rows_even when the row split is even,
-              ///< cols_even when the column split is, any_split otherwise
+  automatic,  ///< both splits even: cols_even where the column block it transposes has one
+              ///< side a multiple of the other and the row block rows_even transposes has not
+              ///< (square blocks), else rows_even; one split even: rows_even or cols_even by
+              ///< it; any_split otherwise
   rows_even,  ///< transpose the local block; exchange; one 010 of super-elements of
               ///< row_count x elem_size bytes. Needs equal row counts
   cols_even,  ///< one 010 of super-elements of col_count x elem_size bytes; exchange; transpose

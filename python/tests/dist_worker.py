@@ -3,7 +3,8 @@ per GPU). Every rank builds the same seeded matrix, keeps its block of rows, tra
 distributed matrix with xpose.dist.transpose_ and compares its block of the transpose with the
 rows of the full matrix's transpose that it must hold, byte for byte. Cases: even and uneven
 splits, prime dimensions, a rank with no rows, element sizes 1 to 16 bytes, two transpositions in
-a row (a round trip), and errors raised on every rank with the data untouched. Prints
+a row (a round trip), and errors raised on every rank with the data untouched (a rank's bad block,
+options that differ between ranks). Prints
 "dist_worker ok <rank>" and exits 0 when every case passes."""
 
 import faulthandler
@@ -96,6 +97,10 @@ def main():
     expect_error(lambda: torch.zeros(10, 7 if rank == 0 else 8, device="cuda"), "columns")
     expect_error(lambda: torch.zeros(6, 9, device="cuda")[:, :8], "C-contiguous")
     expect_error(lambda: torch.zeros(12, 10, device="cuda"), "col_split", col_split=[1, 2, 3])
+    expect_error(lambda: torch.zeros(12, 10, device="cuda"), "unknown scheme", scheme="fast")
+    # Options that differ between ranks: refused on every rank, before any plan is made.
+    expect_error(lambda: torch.zeros(12, 10, device="cuda"), "every rank passes the same",
+                 chunk_bytes=4096 * (rank + 1))
     if ranks > 1:
         # Rank 0's block of the transpose (11 x 5 + 6 (P - 1)) does not fit its 5 x 12 storage.
         expect_error(lambda: torch.zeros(5 if rank == 0 else 6, 12, device="cuda"), "storage",

@@ -15,11 +15,11 @@ hold one more) and so are the columns; pass ``row_split`` / ``col_split`` for ot
 uneven splits the block after may be larger than the block before: the storage must hold
 ``capacity_elements`` of them, which :func:`empty` allocates.
 
-The call is collective: every rank of the group calls it with its own block. It first agrees on
-the shapes with one all-gather of a few integers over the group (a host synchronization), so a
-mistake on any rank raises the same error on every rank instead of leaving the others waiting,
-and the data is left as it was. Then it enqueues the work on the tensor's current CUDA stream and
-returns. xpose runs the exchange on an NCCL communicator of its own, made once per process group
+The call is collective: every rank of the group calls it with its own block and the same
+options. It agrees on the shapes and options with one all-gather of a few values over the group,
+and on the plan being made everywhere with a second (each a host synchronization), so a mistake
+or a failure on any rank raises on every rank instead of leaving the others waiting, and the data
+is left as it was. Then it enqueues the work on the tensor's current CUDA stream and returns. xpose runs the exchange on an NCCL communicator of its own, made once per process group
 and device (from a unique id that rank 0 of the group broadcasts through the group) and kept
 until :func:`release`.
 
@@ -164,18 +164,30 @@ class _Communicator:
     def __init__(self, group: Any, rank: int, ranks: int, device: int) -> None:
         torch = _torch()
         dist = torch.distributed
-        unique = [_xpose.nccl_unique_id() if rank == 0 else None]
+        # Rank 0 sends the unique id, or why it has none, so that no rank waits for an id.
+        unique: list[Any] = [None]
+        if rank == 0:
+            try:
+                unique[0] = ("id", _xpose.nccl_unique_id())
+            except Exception as e:  # noqa: BLE001 - passed on to every rank
+                unique[0] = ("error", f"{type(e).__name__}: {e}")
         source = 0 if group is None else dist.get_global_rank(group, 0)
         with torch.cuda.device(device):
             dist.broadcast_object_list(unique, src=source, group=group)
+        kind, value = unique[0]
+        if kind != "id":
+            raise RuntimeError(f"xpose.dist: rank 0 could not make an NCCL unique id: {value}")
         self.group = group  # kept alive, so that its id is not reused while cached
-        self.comm = _xpose.NcclComm(unique[0], ranks, rank, device)
+        self.device = device
+        self.comm = _xpose.NcclComm(value, ranks, rank, device)
         self.plans: dict[tuple, Any] = {}
 
     def plan(self, key: tuple, make: Any) -> Any:
         found = self.plans.get(key)
         if found is None:
             if len(self.plans) >= _PLANS_PER_COMMUNICATOR:
+                # The plan's scratch may still be in use by work it queued.
+                _torch().cuda.synchronize(self.device)
                 self.plans.pop(next(iter(self.plans)))
             found = self.plans[key] = make()
         return found
@@ -229,11 +241,14 @@ def transpose_(
     it is the same tensor with shape ``(col_count, M)``, its block of the transpose, the work
     enqueued on its current stream. The row counts are the blocks' own (`row_split`, if given,
     must match them); `col_split` is the split of the transpose's rows (default
-    ``even_split(N, P)``). `scheme` and `chunk_bytes` are
-    the plan's options (``docs/distributed.md``). Every rank calls it with the same options.
+    ``even_split(N, P)``). `scheme` and `chunk_bytes` are the plan's options
+    (``docs/distributed.md``). Every rank calls it with the same options.
 
-    Raises ``ValueError`` (on every rank, data untouched) when a block's shape, dtype, device or
-    storage does not fit; ``UnsupportedError`` without NCCL.
+    Two small all-gathers over the group (host synchronizations) agree first on the blocks and
+    options, then on the plan being made on every rank. Raises on every rank, the data
+    untouched: ``ValueError`` when a block's shape, dtype, device or storage, or an option, does
+    not fit (or differs between ranks); ``RuntimeError`` when a rank could not plan (say, out of
+    device memory); ``UnsupportedError`` without NCCL.
     """
     if not has_nccl():
         raise UnsupportedError(
@@ -241,10 +256,12 @@ def transpose_(
             "time (the CUDA toolkit's NCCL, or NCCL_HOME)"
         )
     torch = _torch()
-    if scheme not in SCHEMES:
-        raise ValueError(f"unknown scheme {scheme!r}: one of {', '.join(SCHEMES)}")
     rank, ranks = _group_info(group)
     error = _local_error(tensor, torch)
+    if error is None and scheme not in SCHEMES:
+        error = f"unknown scheme {scheme!r}: one of {', '.join(SCHEMES)}"
+    if error is None and (not isinstance(chunk_bytes, int) or chunk_bytes < 0):
+        error = f"chunk_bytes must be an int of 0 or more, got {chunk_bytes!r}"
     mine: Any = None
     if error is None:
         # The storage this rank can use from the tensor's start, in elements.
@@ -253,14 +270,30 @@ def transpose_(
         device = tensor.device.index
     else:
         device = torch.cuda.current_device()
-    # Every rank learns every rank's block and error: all raise together, or none does.
+    options: Any = None
+    try:
+        options = (
+            None if row_split is None else [int(c) for c in row_split],
+            None if col_split is None else [int(c) for c in col_split],
+            scheme,
+            chunk_bytes,
+        )
+    except (TypeError, ValueError) as e:
+        error = error or f"row_split and col_split are lists of counts: {e}"
+    # Every rank learns every rank's block, options and error: all raise together, or none does.
     everyone: list[Any] = [None] * ranks
     with torch.cuda.device(device):
-        torch.distributed.all_gather_object(everyone, (error, mine), group=group)
-    for r, (their_error, _) in enumerate(everyone):
+        torch.distributed.all_gather_object(everyone, (error, mine, options), group=group)
+    for r, (their_error, _, _) in enumerate(everyone):
         if their_error is not None:
             raise ValueError(f"xpose.dist.transpose_: rank {r}: {their_error}")
-    blocks = [m for _, m in everyone]
+    for r, (_, _, their_options) in enumerate(everyone):
+        if their_options != everyone[0][2]:
+            raise ValueError(
+                f"xpose.dist.transpose_: rank 0 passed (row_split, col_split, scheme, chunk_bytes)"
+                f" = {everyone[0][2]}, rank {r} {their_options}: every rank passes the same"
+            )
+    blocks = [m for _, m, _ in everyone]
     cols, dtype, elem = blocks[0][0][1], blocks[0][1], blocks[0][2]
     for r, ((_, their_cols), their_dtype, _, _) in enumerate(blocks):
         if their_cols != cols or their_dtype != dtype:
@@ -270,12 +303,12 @@ def transpose_(
             )
     counts = [b[0][0] for b in blocks]
     rows = sum(counts)
-    if row_split is not None and list(row_split) != counts:
+    if options[0] is not None and options[0] != counts:
         raise ValueError(
-            f"xpose.dist.transpose_: row_split {list(row_split)} does not match the blocks' row "
+            f"xpose.dist.transpose_: row_split {options[0]} does not match the blocks' row "
             f"counts {counts}"
         )
-    split_cols = list(col_split) if col_split is not None else []
+    split_cols = options[1] if options[1] is not None else []
     ranks_layout = layout(rows, cols, ranks, row_split=counts, col_split=split_cols)
     for r, block in enumerate(blocks):
         needed = ranks_layout[r]["capacity_elements"]
@@ -286,18 +319,35 @@ def transpose_(
                 "xpose.dist.empty (or a storage of layout(...)[rank]['capacity_elements'])"
             )
 
-    key_group = (id(group) if group is not None else 0, device)
-    communicator = _communicators.get(key_group)
-    if communicator is None:
-        communicator = _communicators[key_group] = _Communicator(group, rank, ranks, device)
-    stream = torch.cuda.current_stream(device).cuda_stream
-    key = (rows, cols, elem, tuple(counts), tuple(split_cols), stream, scheme, chunk_bytes)
-    plan = communicator.plan(
-        key,
-        lambda: _xpose.DistPlan(
-            rows, cols, elem, ranks, rank, counts, split_cols, device, stream, scheme, chunk_bytes
-        ),
-    )
+    # The communicator (made once per group and device) and the plan (cached on it) are made on
+    # every rank; whether each rank has them is agreed before any transfer is queued.
+    failure: Optional[str] = None
+    plan: Any = None
+    try:
+        key_group = (id(group) if group is not None else 0, device)
+        communicator = _communicators.get(key_group)
+        if communicator is None:
+            communicator = _communicators[key_group] = _Communicator(group, rank, ranks, device)
+        stream = torch.cuda.current_stream(device).cuda_stream
+        key = (rows, cols, elem, tuple(counts), tuple(split_cols), stream, scheme, chunk_bytes)
+        plan = communicator.plan(
+            key,
+            lambda: _xpose.DistPlan(
+                rows, cols, elem, ranks, rank, counts, split_cols, device, stream, scheme,
+                chunk_bytes,
+            ),
+        )
+    except Exception as e:  # noqa: BLE001 - passed on to every rank
+        failure = f"{type(e).__name__}: {e}"
+    outcomes: list[Any] = [None] * ranks
+    with torch.cuda.device(device):
+        torch.distributed.all_gather_object(outcomes, failure, group=group)
+    for r, their_failure in enumerate(outcomes):
+        if their_failure is not None:
+            raise RuntimeError(
+                f"xpose.dist.transpose_: rank {r} could not plan the transposition: "
+                f"{their_failure}"
+            )
     # The block's address from its storage: data_ptr() is 0 for a tensor of no elements (a rank
     # with no rows before), whose storage still receives the block after. A rank with nothing
     # before or after may hold no storage at all; the plan wants an address all the same.

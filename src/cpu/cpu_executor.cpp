@@ -78,12 +78,17 @@ void execute_inplace(const plan_data& plan, void* data, std::size_t first, std::
           tiled_transpose(matrix, s, workspace, plan.threads);
         }
       } else if (s.kind == stage_kind::square_swap) {
-        // One square, or s.batch square blocks one after another.
+        // One square, or s.batch square blocks one after another: blocks too small to share
+        // among the threads go one to a thread.
         stage block = s;
         block.batch = 1;
-        for (std::int64_t j = 0; j < std::max<std::int64_t>(s.batch, 1); ++j)
-          square_swap(matrix + j * s.rows * s.lda * static_cast<std::int64_t>(s.super_bytes), block,
-                      plan.threads);
+        const std::int64_t blocks = std::max<std::int64_t>(s.batch, 1);
+        const std::int64_t block_bytes = s.rows * s.lda * static_cast<std::int64_t>(s.super_bytes);
+        const bool one_per_thread =
+            blocks > 1 && plan.threads > 1 && block_bytes < square_parallel_min_bytes;
+#pragma omp parallel for num_threads(plan.threads) schedule(static) if (one_per_thread)
+        for (std::int64_t j = 0; j < blocks; ++j)
+          square_swap(matrix + j * block_bytes, block, one_per_thread ? 1 : plan.threads);
       } else if (is_skinny_remainder(s.kind)) {
         skinny_remainder(matrix, s, held, workspace, plan.threads);
       } else if (is_row_column(s.kind)) {

@@ -29,6 +29,8 @@ void cycle_following_reference(std::byte* data, std::int64_t rows, std::int64_t 
 
 /// Square in place (stage_kind::square_swap) on one n x n matrix with leading dimension s.lda.
 void square_swap(std::byte* data, const stage& s, int threads);
+/// square_swap runs matrices smaller than this on one thread.
+inline constexpr std::int64_t square_parallel_min_bytes = std::int64_t{256} << 10;
 
 /// Scratch bytes for the row/column decomposition stage `s` with `threads` threads.
 std::size_t row_column_workspace(const stage& s, int threads);

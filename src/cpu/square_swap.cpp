@@ -39,8 +39,6 @@ constexpr std::int64_t default_tile_row_bytes = 256;
 constexpr std::int64_t default_cutoff_row_bytes = 512;
 /// Rows ahead of the current one whose column element square_prefetch requests.
 constexpr std::int64_t prefetch_rows_ahead = 16;
-/// Matrices smaller than this run on one thread.
-constexpr std::int64_t parallel_min_bytes = std::int64_t{256} << 10;
 /// square_tile_swap prefetches this many bytes ahead along the rows of tile (I,J) and as many
 /// elements down the columns of tile (J,I) (as the copy: measured there).
 constexpr std::int64_t prefetch_ahead_bytes = 256;
@@ -215,7 +213,7 @@ void square_tile_swap(const Elements& el, std::byte* data, std::int64_t n, std::
   const std::int64_t e = el.bytes();
   const std::int64_t tiles = (n + tile - 1) / tile;
   const std::int64_t pairs = tiles * (tiles + 1) / 2;  // (I, J) with I <= J
-  const bool parallel = threads > 1 && pairs > 1 && n * n * e >= parallel_min_bytes;
+  const bool parallel = threads > 1 && pairs > 1 && n * n * e >= square_parallel_min_bytes;
 #pragma omp parallel num_threads(threads) if (parallel)
   {
     const std::int64_t team = omp_get_num_threads(), me = omp_get_thread_num();
@@ -241,7 +239,7 @@ template <class Elements>
 void square_naive(const Elements& el, std::byte* data, std::int64_t n, std::int64_t row_bytes,
                   int threads, bool prefetch) {
   const std::int64_t e = el.bytes();
-  const bool parallel = threads > 1 && n * n * e >= parallel_min_bytes;
+  const bool parallel = threads > 1 && n * n * e >= square_parallel_min_bytes;
 #pragma omp parallel for schedule(dynamic, 16) num_threads(threads) if (parallel)
   for (std::int64_t i = 0; i < n; ++i) {
     std::byte* row = data + i * row_bytes;
@@ -308,7 +306,7 @@ struct recursive_transposer {
 template <class Elements>
 void square_recursive(const Elements& el, std::byte* data, std::int64_t n, std::int64_t row_bytes,
                       std::int64_t cutoff, int threads) {
-  const bool parallel = threads > 1 && n * n * el.bytes() >= parallel_min_bytes;
+  const bool parallel = threads > 1 && n * n * el.bytes() >= square_parallel_min_bytes;
   const recursive_transposer<Elements> transposer{el, row_bytes, cutoff, 4 * cutoff};
 #pragma omp parallel num_threads(threads) if (parallel)
 #pragma omp single

@@ -17,6 +17,7 @@
 #include "cuda/inplace/tiled_transpose.hpp"
 #include "dist/plan_state.hpp"
 #include "plan/bytes_text.hpp"
+#include "plan/staged_routes.hpp"
 #include "xpose/dist.hpp"
 #include "xpose/error.hpp"
 #include "xpose/plan.hpp"
@@ -392,35 +393,21 @@ plan plan_inplace(const distributed_matrix& matrix, int rank, cudaStream_t strea
   }
 
   check_cuda(cudaGetDevice(&s->device), "cudaGetDevice");
-  // The local stages as runners (their xpose plans made), and their predicted bytes moved.
-  struct runners {
-    std::vector<local_runner> before, after;
-    double moved = 0;
-  };
-  const auto make_runners = [&](scheme chosen) {
-    runners made;
-    const local_stages stages = plan_local_stages(s->layout, rank, chosen);
-    for (int side = 0; side < 2; ++side)
-      for (const local_op& op : side == 0 ? stages.before : stages.after) {
-        local_runner r = make_runner(op, stream, s->local_scratch);
-        made.moved += r.passes * static_cast<double>(op.bytes());
-        (side == 0 ? made.before : made.after).push_back(std::move(r));
-      }
-    return made;
-  };
-  runners kept = make_runners(s->chosen);
-  // Both splits even: the scheme whose local stages are predicted to move less (rows_even on a
-  // tie). Every rank holds blocks of the same shapes, so every rank makes the same choice.
+  // Both splits even: cols_even where the column block it transposes after the exchange (M x n)
+  // is square blocks (one side a multiple of the other: about 2.3 passes on the GPU) and the row
+  // block rows_even transposes before it (m x N) is not; rows_even otherwise. A rule on the
+  // shapes alone, so that every rank, whatever its GPU, makes the same choice.
   if (opts.local == scheme::automatic && s->chosen == scheme::rows_even && ranks > 1 &&
       all_equal(s->layout.col_count)) {
-    runners other = make_runners(scheme::cols_even);
-    if (other.moved < kept.moved) {
-      kept = std::move(other);
-      s->chosen = scheme::cols_even;
-    }
+    const std::int64_t m = s->layout.row_count[0], n = s->layout.col_count[0];
+    const bool row_blocks = !detail::square_blocks_stages(m, matrix.cols, matrix.elem_size).empty();
+    const bool col_blocks = !detail::square_blocks_stages(matrix.rows, n, matrix.elem_size).empty();
+    if (col_blocks && !row_blocks) s->chosen = scheme::cols_even;
   }
-  s->before = std::move(kept.before);
-  s->after = std::move(kept.after);
+  const local_stages stages = plan_local_stages(s->layout, rank, s->chosen);
+  for (int side = 0; side < 2; ++side)
+    for (const local_op& op : side == 0 ? stages.before : stages.after)
+      (side == 0 ? s->before : s->after).push_back(make_runner(op, stream, s->local_scratch));
   std::size_t local_scratch = 0;
   bool any_tiled = false;
   for (const auto* side : {&s->before, &s->after})

@@ -51,9 +51,9 @@ struct local_stages {
 bool all_equal(const std::vector<std::int64_t>& counts);
 
 /// The scheme `requested` resolves to for `layout` (automatic: rows_even, cols_even, any_split,
-/// the first whose split applies; the plan then weighs cols_even against rows_even where both
-/// apply). Throws xpose::error{invalid_argument} when a requested
-/// scheme's split is not even.
+/// the first whose split applies; the plan then takes cols_even over rows_even where both apply
+/// and only cols_even's block after the exchange is square blocks). Throws
+/// xpose::error{invalid_argument} when a requested scheme's split is not even.
 xpose::dist::scheme resolve_scheme(const split_layout& layout, xpose::dist::scheme requested);
 
 /// Rank `rank`'s local stages under `chosen` (a resolved scheme). Transpositions that move

@@ -25,9 +25,9 @@
 //  - whole_cycles: the chains path with no cycle cut, one group of lanes per whole cycle: the DL
 //    paper's P-IPT (sec. 4.3), whose long cycles leave most groups idle (its Figure 7). Forced
 //    only (layout_variant::pipt), to measure that contrast.
-// Workspace: a table (chains only), made once by prepare_tiled_table and kept between launches,
-// and a scratch that every launch overwrites (shared by the stages of a plan).
-// Any super_bytes >= 1, any rows, cols >= 1, any batch; the data pointer may have any alignment.
+// Workspace: a table (chains and whole_cycles), made once by prepare_tiled_table and kept between
+// launches, and a scratch that every launch overwrites (shared by the stages of a plan). Any
+// super_bytes >= 1, any rows, cols >= 1, any batch; the data pointer may have any alignment.
 #pragma once
 
 #include <cuda_runtime.h>
