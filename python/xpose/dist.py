@@ -19,9 +19,10 @@ The call is collective: every rank of the group calls it with its own block and 
 options. It agrees on the shapes and options with one all-gather of a few values over the group,
 and on the plan being made everywhere with a second (each a host synchronization), so a mistake
 or a failure on any rank raises on every rank instead of leaving the others waiting, and the data
-is left as it was. Then it enqueues the work on the tensor's current CUDA stream and returns. xpose runs the exchange on an NCCL communicator of its own, made once per process group
-and device (from a unique id that rank 0 of the group broadcasts through the group) and kept
-until :func:`release`.
+is left as it was. Then it enqueues the work on the tensor's current CUDA stream and returns.
+xpose runs the exchange on an NCCL communicator of its own, made once per process group and
+device (from a unique id that rank 0 of the group broadcasts through the group) and kept until
+:func:`release`.
 
 Needs a build with NCCL (``has_nccl()``; ``pip install`` builds it where nvcc and NCCL are found)
 and PyTorch with ``torch.distributed`` initialized.
