@@ -4,7 +4,10 @@
 // exchange alone. Every shape is checked first: a pattern from each element's coordinates,
 // transposed and checked on the device, transposed back and checked again.
 //   xpose_dist_bench [--gpus 2,4] [--shape MxNxE]... [--fill F] [--runs N] [--chunk BYTES]
-//                    [--scheme automatic|rows_even|cols_even|any_split] [--json FILE]
+//                    [--scheme automatic|rows_even|cols_even|any_split] [--peers 0,1]
+//                    [--json FILE]
+// --peers lists the options.peers_at_once to run each shape with (0: every peer at once, the
+// default; 1: one peer at a time), each a row of its own.
 // --fill F adds a square fp32 matrix whose block takes F of each GPU's free memory (the all-to-all
 // needs a second buffer: F <= 0.45). Times are wall-clock from the first enqueue to the last
 // stream's end, the median of --runs after a warm-up; GB/s is the local block's bytes per second.
@@ -193,6 +196,7 @@ struct result {
   int gpus = 0;
   shape s{};
   std::string scheme;
+  int peers = 0;  ///< peers each rank exchanges with at once
   double local_gib = 0;
   double xpose_ms = 0, back_ms = 0, a2a_ms = 0, local_ms = 0, exchange_ms = 0, predicted_ms = 0;
   std::size_t workspace = 0, bound = 0, chunk = 0;
@@ -234,6 +238,7 @@ int main(int argc, char** argv) {
   // NVLink multicast stays off (the device machines require it), before any NCCL call.
   setenv("NCCL_NVLS_ENABLE", "0", 1);
   std::vector<int> gpu_counts{2, 4};
+  std::vector<int> peer_options{0};
   std::vector<shape> shapes;
   double fill = 0;
   int runs = 5;
@@ -260,6 +265,8 @@ int main(int argc, char** argv) {
       opts.chunk_bytes = std::stoull(value());
     else if (arg == "--scheme")
       opts.local = parse_scheme(value());
+    else if (arg == "--peers")
+      peer_options = parse_list(value());
     else if (arg == "--json")
       json_file = value();
     else {
@@ -289,8 +296,11 @@ int main(int argc, char** argv) {
     const device_group group(devices);
     options measured = opts;
     measured.measured = measure_bandwidths(group);
-    std::printf("%d GPUs: copy %.0f GB/s (2 x bytes / time), pairwise link %.0f GB/s per GPU\n",
-                gpus, measured.measured.copy / 1e9, measured.measured.link / 1e9);
+    std::printf(
+        "%d GPUs: copy %.0f GB/s (2 x bytes / time), pairwise link %.0f GB/s per GPU, to every "
+        "peer at once %.0f GB/s per GPU\n",
+        gpus, measured.measured.copy / 1e9, measured.measured.link / 1e9,
+        measured.measured.link_all_peers / 1e9);
     std::vector<shape> cases = shapes;
     if (fill > 0) {
       std::size_t free_bytes = 0, total_bytes = 0;
@@ -300,101 +310,108 @@ int main(int argc, char** argv) {
       const auto side = static_cast<std::int64_t>(std::sqrt(elements)) / (32 * gpus) * (32 * gpus);
       cases.push_back({side, side, 4});
     }
-    for (const shape& s : cases) {
-      distributed_matrix m;
-      m.rows = s.rows;
-      m.cols = s.cols;
-      m.elem_size = s.e;
-      m.ranks = gpus;
-      std::size_t capacity = 0;
-      for (int r = 0; r < gpus; ++r) capacity = std::max(capacity, m.capacity_bytes(r));
-      std::size_t free_bytes = 0, total_bytes = 0;
-      cuda_ok(cudaSetDevice(0), "cudaSetDevice");
-      cuda_ok(cudaMemGetInfo(&free_bytes, &total_bytes), "cudaMemGetInfo");
-      if (2 * capacity + (std::size_t{1} << 30) > free_bytes) {
-        std::printf("%lldx%lldx%zu on %d GPUs: skipped, 2 x %.1f GiB do not fit in %.1f GiB free\n",
-                    static_cast<long long>(s.rows), static_cast<long long>(s.cols), s.e, gpus,
-                    capacity / 1073741824.0, free_bytes / 1073741824.0);
-        continue;
-      }
-      std::vector<std::unique_ptr<device_memory>> buffers, receive;
-      std::vector<void*> locals, recv;
-      for (int r = 0; r < gpus; ++r) {
-        buffers.push_back(std::make_unique<device_memory>(devices[r], m.capacity_bytes(r)));
-        receive.push_back(std::make_unique<device_memory>(devices[r], m.capacity_bytes(r)));
-        locals.push_back(buffers.back()->ptr);
-        recv.push_back(receive.back()->ptr);
-      }
-      result row;
-      row.gpus = gpus;
-      row.s = s;
-      try {
-        const group_plan forward(m, group, measured);
-        options back_options = measured;
-        back_options.local = scheme::automatic;
-        const group_plan back(m.transposed(), group, back_options);
-        std::printf("%s", forward.describe().c_str());
-        const plan& first = forward.rank_plan(0);
-        row.scheme = to_string(first.chosen_scheme());
-        row.local_gib = static_cast<double>(m.capacity_bytes(0)) / 1073741824.0;
-        row.predicted_ms = first.predicted_seconds() * 1e3;
-        row.chunk = first.chunk_bytes();
+    for (const shape& s : cases)
+      for (int peers : peer_options) {
+        distributed_matrix m;
+        m.rows = s.rows;
+        m.cols = s.cols;
+        m.elem_size = s.e;
+        m.ranks = gpus;
+        std::size_t capacity = 0;
+        for (int r = 0; r < gpus; ++r) capacity = std::max(capacity, m.capacity_bytes(r));
+        std::size_t free_bytes = 0, total_bytes = 0;
+        cuda_ok(cudaSetDevice(0), "cudaSetDevice");
+        cuda_ok(cudaMemGetInfo(&free_bytes, &total_bytes), "cudaMemGetInfo");
+        if (2 * capacity + (std::size_t{1} << 30) > free_bytes) {
+          std::printf(
+              "%lldx%lldx%zu on %d GPUs: skipped, 2 x %.1f GiB do not fit in %.1f GiB free\n",
+              static_cast<long long>(s.rows), static_cast<long long>(s.cols), s.e, gpus,
+              capacity / 1073741824.0, free_bytes / 1073741824.0);
+          continue;
+        }
+        std::vector<std::unique_ptr<device_memory>> buffers, receive;
+        std::vector<void*> locals, recv;
         for (int r = 0; r < gpus; ++r) {
-          row.workspace = std::max(row.workspace, forward.rank_plan(r).workspace_bytes());
-          row.bound = r == 0 ? forward.rank_plan(r).memory_bound_bytes()
-                             : std::min(row.bound, forward.rank_plan(r).memory_bound_bytes());
+          buffers.push_back(std::make_unique<device_memory>(devices[r], m.capacity_bytes(r)));
+          receive.push_back(std::make_unique<device_memory>(devices[r], m.capacity_bytes(r)));
+          locals.push_back(buffers.back()->ptr);
+          recv.push_back(receive.back()->ptr);
         }
+        result row;
+        row.gpus = gpus;
+        row.s = s;
+        try {
+          options forward_options = measured;
+          forward_options.peers_at_once = peers;
+          const group_plan forward(m, group, forward_options);
+          options back_options = forward_options;
+          back_options.local = scheme::automatic;
+          const group_plan back(m.transposed(), group, back_options);
+          std::printf("%s", forward.describe().c_str());
+          const plan& first = forward.rank_plan(0);
+          row.scheme = to_string(first.chosen_scheme());
+          row.peers = first.peers_at_once();
+          row.local_gib = static_cast<double>(m.capacity_bytes(0)) / 1073741824.0;
+          row.predicted_ms = first.predicted_seconds() * 1e3;
+          row.chunk = first.chunk_bytes();
+          for (int r = 0; r < gpus; ++r) {
+            row.workspace = std::max(row.workspace, forward.rank_plan(r).workspace_bytes());
+            row.bound = r == 0 ? forward.rank_plan(r).memory_bound_bytes()
+                               : std::min(row.bound, forward.rank_plan(r).memory_bound_bytes());
+          }
 
-        count_mismatches(group, m, locals, false, true);
-        forward.execute(locals);
-        const unsigned long long wrong_forward = count_mismatches(group, m, locals, true, false);
-        back.execute(locals);
-        const unsigned long long wrong_back = count_mismatches(group, m, locals, false, false);
-        row.correct = wrong_forward == 0 && wrong_back == 0;
-        if (!row.correct)
-          std::printf("WRONG: %llu bytes differ after the transposition, %llu after the way back\n",
-                      wrong_forward, wrong_back);
+          count_mismatches(group, m, locals, false, true);
+          forward.execute(locals);
+          const unsigned long long wrong_forward = count_mismatches(group, m, locals, true, false);
+          back.execute(locals);
+          const unsigned long long wrong_back = count_mismatches(group, m, locals, false, false);
+          row.correct = wrong_forward == 0 && wrong_back == 0;
+          if (!row.correct)
+            std::printf(
+                "WRONG: %llu bytes differ after the transposition, %llu after the way back\n",
+                wrong_forward, wrong_back);
 
-        // Forward timed, back between the runs (untimed) so that each forward run starts from
-        // the matrix; then the back plan's own times.
-        row.xpose_ms = median_ms(
-            group, runs, [&] { forward.execute(locals); }, [&] { back.execute(locals); });
-        if (row.correct && count_mismatches(group, m, locals, false, false) != 0) {
-          std::printf("WRONG after the timed runs\n");
-          row.correct = false;
+          // Forward timed, back between the runs (untimed) so that each forward run starts from
+          // the matrix; then the back plan's own times.
+          row.xpose_ms = median_ms(
+              group, runs, [&] { forward.execute(locals); }, [&] { back.execute(locals); });
+          if (row.correct && count_mismatches(group, m, locals, false, false) != 0) {
+            std::printf("WRONG after the timed runs\n");
+            row.correct = false;
+          }
+          forward.execute(locals);
+          row.back_ms = median_ms(
+              group, runs, [&] { back.execute(locals); }, [&] { forward.execute(locals); });
+          row.a2a_ms = median_ms(group, runs, [&] { all_to_all(group, m, locals, recv); });
+          row.local_ms = median_ms(group, runs, [&] {
+            forward.execute_part(part::local_before, locals);
+            forward.execute_part(part::local_after, locals);
+          });
+          row.exchange_ms =
+              median_ms(group, runs, [&] { forward.execute_part(part::exchange, locals); });
+        } catch (const xpose::error& e) {
+          std::printf("%lldx%lldx%zu on %d GPUs: %s\n", static_cast<long long>(s.rows),
+                      static_cast<long long>(s.cols), s.e, gpus, e.what());
+          continue;
         }
-        forward.execute(locals);
-        row.back_ms = median_ms(
-            group, runs, [&] { back.execute(locals); }, [&] { forward.execute(locals); });
-        row.a2a_ms = median_ms(group, runs, [&] { all_to_all(group, m, locals, recv); });
-        row.local_ms = median_ms(group, runs, [&] {
-          forward.execute_part(part::local_before, locals);
-          forward.execute_part(part::local_after, locals);
-        });
-        row.exchange_ms =
-            median_ms(group, runs, [&] { forward.execute_part(part::exchange, locals); });
-      } catch (const xpose::error& e) {
-        std::printf("%lldx%lldx%zu on %d GPUs: %s\n", static_cast<long long>(s.rows),
-                    static_cast<long long>(s.cols), s.e, gpus, e.what());
-        continue;
+        results.push_back(row);
       }
-      results.push_back(row);
-    }
   }
 
-  std::printf("\n%4s %-18s %3s %-9s %8s %9s %9s %9s %9s %9s %10s %7s %8s %9s %s\n", "GPUs", "shape",
-              "e", "scheme", "blk GiB", "xpose ms", "back ms", "a2a ms", "local ms", "exch ms",
-              "x/(a2a+l)", "x/a2a", "GB/s", "pred ms", "ok");
+  std::printf("\n%4s %-18s %3s %-9s %5s %8s %9s %9s %9s %9s %9s %10s %7s %8s %9s %s\n", "GPUs",
+              "shape", "e", "scheme", "peers", "blk GiB", "xpose ms", "back ms", "a2a ms",
+              "local ms", "exch ms", "x/(a2a+l)", "x/a2a", "GB/s", "pred ms", "ok");
   for (const result& r : results) {
     char name[48];
     std::snprintf(name, sizeof name, "%lldx%lld", static_cast<long long>(r.s.rows),
                   static_cast<long long>(r.s.cols));
     std::printf(
-        "%4d %-18s %3zu %-9s %8.2f %9.2f %9.2f %9.2f %9.2f %9.2f %10.3f %7.3f %8.0f %9.2f "
+        "%4d %-18s %3zu %-9s %5d %8.2f %9.2f %9.2f %9.2f %9.2f %9.2f %10.3f %7.3f %8.0f %9.2f "
         "%s\n",
-        r.gpus, name, r.s.e, r.scheme.c_str(), r.local_gib, r.xpose_ms, r.back_ms, r.a2a_ms,
-        r.local_ms, r.exchange_ms, r.xpose_ms / (r.a2a_ms + r.local_ms), r.xpose_ms / r.a2a_ms,
-        r.local_gib * 1073741824.0 / (r.xpose_ms * 1e6), r.predicted_ms, r.correct ? "yes" : "NO");
+        r.gpus, name, r.s.e, r.scheme.c_str(), r.peers, r.local_gib, r.xpose_ms, r.back_ms,
+        r.a2a_ms, r.local_ms, r.exchange_ms, r.xpose_ms / (r.a2a_ms + r.local_ms),
+        r.xpose_ms / r.a2a_ms, r.local_gib * 1073741824.0 / (r.xpose_ms * 1e6), r.predicted_ms,
+        r.correct ? "yes" : "NO");
   }
   if (!json_file.empty()) {
     std::ofstream out(json_file);
@@ -404,9 +421,10 @@ int main(int argc, char** argv) {
       const result& r = results[i];
       out << "    {\"gpus\": " << r.gpus << ", \"rows\": " << r.s.rows << ", \"cols\": " << r.s.cols
           << ", \"elem_size\": " << r.s.e << ", \"scheme\": \"" << r.scheme
-          << "\", \"local_block_gib\": " << r.local_gib << ", \"xpose_ms\": " << r.xpose_ms
-          << ", \"back_ms\": " << r.back_ms << ", \"nccl_all_to_all_ms\": " << r.a2a_ms
-          << ", \"local_stages_ms\": " << r.local_ms << ", \"exchange_ms\": " << r.exchange_ms
+          << "\", \"peers_at_once\": " << r.peers << ", \"local_block_gib\": " << r.local_gib
+          << ", \"xpose_ms\": " << r.xpose_ms << ", \"back_ms\": " << r.back_ms
+          << ", \"nccl_all_to_all_ms\": " << r.a2a_ms << ", \"local_stages_ms\": " << r.local_ms
+          << ", \"exchange_ms\": " << r.exchange_ms
           << ", \"ratio_to_all_to_all_plus_local\": " << r.xpose_ms / (r.a2a_ms + r.local_ms)
           << ", \"ratio_to_all_to_all\": " << r.xpose_ms / r.a2a_ms
           << ", \"predicted_ms\": " << r.predicted_ms << ", \"chunk_bytes\": " << r.chunk

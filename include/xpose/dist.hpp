@@ -73,10 +73,13 @@ enum class scheme {
 
 /// Bandwidths for the predicted time: copy counts a device-to-device copy as 2 x bytes / time
 /// (read and write, as xpose's benchmarks do); link is the bytes one GPU sends per second to a
-/// peer while receiving as many from it. Zero means not known.
+/// peer while receiving as many from it; link_all_peers the bytes one GPU sends per second in all
+/// while it exchanges with every other rank at once (as link with two ranks). Zero means not
+/// known.
 struct bandwidths {
   double copy = 0;
   double link = 0;
+  double link_all_peers = 0;
 };
 
 struct options {
@@ -90,6 +93,12 @@ struct options {
   /// planned with different limits can disagree, and those that planned would wait on the others
   /// in the exchange.
   std::size_t park_limit_bytes = 0;
+  /// Peers each rank exchanges with at once: the exchange's pairing rounds run this many at a
+  /// time, each wave one NCCL group with a chunk to and from each of them. 0 = every peer (as an
+  /// all-to-all: on NVLink switches one peer at a time leaves most of the bandwidth idle); 1 =
+  /// one peer at a time, the least scratch. The slots take slot_count chunks per peer at once.
+  /// The same on every rank.
+  int peers_at_once = 0;
   /// For describe() and predicted_seconds(): given, or from measure_bandwidths().
   bandwidths measured;
 };
@@ -119,6 +128,9 @@ class plan {
   const distributed_matrix& matrix() const noexcept;
   scheme chosen_scheme() const noexcept;
   std::size_t chunk_bytes() const noexcept;
+  /// Peers this plan's exchange talks to at once (options.peers_at_once resolved; 0 for one
+  /// rank). A rank idle in one of the rounds that run together talks to one fewer then.
+  int peers_at_once() const noexcept;
   /// All device memory the plan holds: the local plans' workspaces, tables, the scratch.
   std::size_t workspace_bytes() const noexcept;
   /// The exchange's part of the scratch: its slots and its parking arena.
@@ -193,9 +205,10 @@ class group_plan {
 void transpose_inplace(const distributed_matrix& matrix, const std::vector<void*>& locals,
                        const device_group& group, const options& opts = {});
 
-/// Measures the copy and link bandwidths: a device-to-device copy and a pairwise exchange with
-/// the partner of pairing round 1, `probe_bytes` each, five timed after one warm-up; the largest
-/// over the ranks (an all-reduce). Collective: every rank calls it. Synchronizes `stream`.
+/// Measures the copy and link bandwidths: a device-to-device copy, a pairwise exchange with the
+/// partner of pairing round 1, and an exchange with every other rank at once (probe_bytes over
+/// them), `probe_bytes` each, five timed after one warm-up; the largest over the ranks (an
+/// all-reduce). Collective: every rank calls it. Synchronizes `stream`.
 bandwidths measure_bandwidths(ncclComm_t comm, cudaStream_t stream,
                               std::size_t probe_bytes = std::size_t{64} << 20);
 bandwidths measure_bandwidths(const device_group& group,

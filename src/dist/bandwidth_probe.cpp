@@ -1,5 +1,5 @@
-// measure_bandwidths: a device-to-device copy and a pairwise exchange, timed with CUDA events, for
-// the predicted times of distributed plans.
+// measure_bandwidths: a device-to-device copy, a pairwise exchange and an exchange with every peer
+// at once, timed with CUDA events, for the predicted times of distributed plans.
 #include <cuda_runtime.h>
 #include <nccl.h>
 
@@ -52,6 +52,24 @@ class probe {
     check_nccl(ncclSend(a_, bytes_, ncclUint8, peer, comm, stream_), "ncclSend (probe)", comm);
     check_nccl(ncclRecv(b_, bytes_, ncclUint8, peer, comm, stream_), "ncclRecv (probe)", comm);
   }
+  /// ncclSend/ncclRecv of an equal share of the buffer with every other rank (the caller groups
+  /// them); the shares tile the buffer.
+  void exchange_all(int rank, int ranks, ncclComm_t comm) const {
+    const std::size_t share = bytes_ / static_cast<std::size_t>(ranks - 1);
+    std::size_t at = 0;
+    for (int peer = 0; peer < ranks; ++peer) {
+      if (peer == rank) continue;
+      const auto* from = static_cast<const unsigned char*>(a_) + at;
+      auto* to = static_cast<unsigned char*>(b_) + at;
+      check_nccl(ncclSend(from, share, ncclUint8, peer, comm, stream_), "ncclSend (probe)", comm);
+      check_nccl(ncclRecv(to, share, ncclUint8, peer, comm, stream_), "ncclRecv (probe)", comm);
+      at += share;
+    }
+  }
+  /// Bytes exchange_all sends in all.
+  std::size_t all_peers_bytes(int ranks) const {
+    return bytes_ / static_cast<std::size_t>(ranks - 1) * static_cast<std::size_t>(ranks - 1);
+  }
   void start() const { check_cuda(cudaEventRecord(start_, stream_), "cudaEventRecord"); }
   void stop() const { check_cuda(cudaEventRecord(stop_, stream_), "cudaEventRecord"); }
   /// Seconds between start() and stop(), once the stream reached stop().
@@ -89,7 +107,7 @@ bandwidths measure_bandwidths(ncclComm_t comm, cudaStream_t stream, std::size_t 
   check_nccl(ncclCommCuDevice(comm, &device), "ncclCommCuDevice", comm);
   const device_scope on(device);
   const probe p(device, stream, probe_bytes);
-  double measured[2] = {0, 0};  // copy, link
+  double measured[3] = {0, 0, 0};  // copy, link, link_all_peers
 
   p.copy();
   p.start();
@@ -108,6 +126,16 @@ bandwidths measure_bandwidths(ncclComm_t comm, cudaStream_t stream, std::size_t 
     p.stop();
     measured[1] = timed_runs * static_cast<double>(probe_bytes) / p.seconds();
   }
+  for (int run = 0; run <= timed_runs && ranks > 1; ++run) {
+    if (run == 1) p.start();
+    nccl_group exchange(comm);
+    p.exchange_all(rank, ranks, comm);
+    exchange.end({comm});
+  }
+  if (ranks > 1) {
+    p.stop();
+    measured[2] = timed_runs * static_cast<double>(p.all_peers_bytes(ranks)) / p.seconds();
+  }
 
   // The largest over the ranks (an idle rank of an odd count measured no link).
   double* on_device = nullptr;
@@ -115,12 +143,12 @@ bandwidths measure_bandwidths(ncclComm_t comm, cudaStream_t stream, std::size_t 
   const std::unique_ptr<double, void (*)(double*)> owned(on_device, [](double* q) { cudaFree(q); });
   check_cuda(cudaMemcpyAsync(on_device, measured, sizeof measured, cudaMemcpyHostToDevice, stream),
              "cudaMemcpyAsync (bandwidth probe)");
-  check_nccl(ncclAllReduce(on_device, on_device, 2, ncclFloat64, ncclMax, comm, stream),
+  check_nccl(ncclAllReduce(on_device, on_device, 3, ncclFloat64, ncclMax, comm, stream),
              "ncclAllReduce (bandwidth probe)", comm);
   check_cuda(cudaMemcpyAsync(measured, on_device, sizeof measured, cudaMemcpyDeviceToHost, stream),
              "cudaMemcpyAsync (bandwidth probe)");
   check_cuda(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
-  return {measured[0], measured[1]};
+  return {measured[0], measured[1], measured[2]};
 }
 
 bandwidths measure_bandwidths(const device_group& group, std::size_t probe_bytes) {
@@ -168,6 +196,30 @@ bandwidths measure_bandwidths(const device_group& group, std::size_t probe_bytes
       if (round_partner(r, 1, ranks) != r)
         result.link = std::max(
             result.link, timed_runs * static_cast<double>(probe_bytes) / probes[r]->seconds());
+
+    for (int run = 0; run <= timed_runs; ++run) {
+      if (run == 1)
+        for (int r = 0; r < ranks; ++r) {
+          const device_scope on(group.device(r));
+          probes[r]->start();
+        }
+      std::vector<ncclComm_t> comms;
+      nccl_group exchange;
+      for (int r = 0; r < ranks; ++r) {
+        probes[r]->exchange_all(r, ranks, group.comm(r));
+        comms.push_back(group.comm(r));
+      }
+      exchange.end(comms);
+    }
+    for (int r = 0; r < ranks; ++r) {
+      const device_scope on(group.device(r));
+      probes[r]->stop();
+    }
+    for (int r = 0; r < ranks; ++r)
+      result.link_all_peers =
+          std::max(result.link_all_peers,
+                   timed_runs * static_cast<double>(probes[r]->all_peers_bytes(ranks)) /
+                       probes[r]->seconds());
   }
   return result;
 }

@@ -151,37 +151,37 @@ void group_plan::execute_part(part which, const std::vector<void*>& locals) cons
     }
     return;
   }
-  // The steps of all ranks in order of (round, index): both ranks of a pair have the same keys.
+  // The waves of all ranks in order of (round, index): every rank in a wave has the same key.
   std::vector<std::size_t> next(static_cast<std::size_t>(ranks), 0);
+  const auto key_of = [&](int r) {
+    const exchange_schedule& x = states[r]->schedule;
+    const step& first = x.steps[x.waves[next[r]].first];
+    return std::pair<int, std::int64_t>{first.round, first.index};
+  };
   for (;;) {
     std::pair<int, std::int64_t> key{0, 0};
     bool any = false;
     for (int r = 0; r < ranks; ++r) {
-      const auto& steps = states[r]->schedule.steps;
-      if (next[r] == steps.size()) continue;
-      const std::pair<int, std::int64_t> k{steps[next[r]].round, steps[next[r]].index};
+      if (next[r] == states[r]->schedule.waves.size()) continue;
+      const std::pair<int, std::int64_t> k = key_of(r);
       if (!any || k < key) key = k;
       any = true;
     }
     if (!any) break;
     std::vector<int> now;
-    for (int r = 0; r < ranks; ++r) {
-      const auto& steps = states[r]->schedule.steps;
-      if (next[r] < steps.size() && steps[next[r]].round == key.first &&
-          steps[next[r]].index == key.second)
-        now.push_back(r);
-    }
+    for (int r = 0; r < ranks; ++r)
+      if (next[r] < states[r]->schedule.waves.size() && key_of(r) == key) now.push_back(r);
     for (int r : now) {
       const device_scope on(states[r]->device);
       enqueue_wait(*states[r], next[r]);
-      if (states[r]->schedule.steps[next[r]].peer == r)
-        enqueue_transfer(*states[r], next[r], bytes(r), group_->comm(r));
+      if (is_self_move(*states[r], next[r]))
+        enqueue_transfers(*states[r], next[r], bytes(r), group_->comm(r));
     }
     std::vector<ncclComm_t> paired;
     nccl_group exchange;
     for (int r : now)
-      if (states[r]->schedule.steps[next[r]].peer != r) {
-        enqueue_transfer(*states[r], next[r], bytes(r), group_->comm(r));
+      if (!is_self_move(*states[r], next[r])) {
+        enqueue_transfers(*states[r], next[r], bytes(r), group_->comm(r));
         paired.push_back(group_->comm(r));
       }
     exchange.end(paired);

@@ -240,35 +240,44 @@ void run_local(const plan_state& s, const std::vector<local_runner>& stages, uns
   }
 }
 
-void enqueue_wait(const plan_state& s, std::size_t g) {
-  const step& st = s.schedule.steps[g];
-  if (st.wait_copies >= 0)
-    check_cuda(cudaStreamWaitEvent(s.stream, s.copied[st.wait_copies % slot_count], 0),
+void enqueue_wait(const plan_state& s, std::size_t w) {
+  const wave& wv = s.schedule.waves[w];
+  if (wv.wait_copies >= 0)
+    check_cuda(cudaStreamWaitEvent(s.stream, s.copied[wv.wait_copies % slot_count], 0),
                "cudaStreamWaitEvent (exchange slot)");
 }
 
-void enqueue_transfer(const plan_state& s, std::size_t g, unsigned char* local, ncclComm_t comm) {
-  const step& st = s.schedule.steps[g];
-  if (st.peer == s.rank) {
-    check_cuda(cudaMemcpyAsync(s.slot(st.slot), local + st.send_offset, st.send_bytes,
-                               cudaMemcpyDeviceToDevice, s.stream),
-               "cudaMemcpyAsync (self move)");
-    return;
-  }
-  if (st.send_bytes > 0)
-    check_nccl(ncclSend(local + st.send_offset, st.send_bytes, ncclUint8, st.peer, comm, s.stream),
-               "ncclSend", comm);
-  if (st.recv_bytes > 0)
-    check_nccl(ncclRecv(s.slot(st.slot), st.recv_bytes, ncclUint8, st.peer, comm, s.stream),
-               "ncclRecv", comm);
+bool is_self_move(const plan_state& s, std::size_t w) {
+  const wave& wv = s.schedule.waves[w];
+  return wv.count == 1 && s.schedule.steps[wv.first].peer == s.rank;
 }
 
-void enqueue_copies(const plan_state& s, std::size_t g, unsigned char* local) {
-  const step& st = s.schedule.steps[g];
-  const int k = static_cast<int>(g % slot_count);
+void enqueue_transfers(const plan_state& s, std::size_t w, unsigned char* local, ncclComm_t comm) {
+  const wave& wv = s.schedule.waves[w];
+  for (std::size_t g = wv.first; g < wv.first + wv.count; ++g) {
+    const step& st = s.schedule.steps[g];
+    if (st.peer == s.rank) {
+      check_cuda(cudaMemcpyAsync(s.slot(st.slot), local + st.send_offset, st.send_bytes,
+                                 cudaMemcpyDeviceToDevice, s.stream),
+                 "cudaMemcpyAsync (self move)");
+      continue;
+    }
+    if (st.send_bytes > 0)
+      check_nccl(
+          ncclSend(local + st.send_offset, st.send_bytes, ncclUint8, st.peer, comm, s.stream),
+          "ncclSend", comm);
+    if (st.recv_bytes > 0)
+      check_nccl(ncclRecv(s.slot(st.slot), st.recv_bytes, ncclUint8, st.peer, comm, s.stream),
+                 "ncclRecv", comm);
+  }
+}
+
+void enqueue_copies(const plan_state& s, std::size_t w, unsigned char* local) {
+  const wave& wv = s.schedule.waves[w];
+  const int k = static_cast<int>(w % slot_count);
   check_cuda(cudaEventRecord(s.received[k], s.stream), "cudaEventRecord (exchange)");
   check_cuda(cudaStreamWaitEvent(s.copy_stream, s.received[k], 0), "cudaStreamWaitEvent (copies)");
-  for (const copy_op& c : st.copies) {
+  for (const copy_op& c : wv.copies) {
     const unsigned char* from =
         c.kind == copy_kind::arena_to_buffer ? s.arena() + c.src : s.slot(c.slot) + c.src;
     unsigned char* to = c.kind == copy_kind::slot_to_arena ? s.arena() + c.dst : local + c.dst;
@@ -279,25 +288,25 @@ void enqueue_copies(const plan_state& s, std::size_t g, unsigned char* local) {
 }
 
 void enqueue_exchange_end(const plan_state& s) {
-  const std::size_t steps = s.schedule.steps.size();
-  if (steps == 0) return;
-  check_cuda(cudaStreamWaitEvent(s.stream, s.copied[(steps - 1) % slot_count], 0),
+  const std::size_t waves = s.schedule.waves.size();
+  if (waves == 0) return;
+  check_cuda(cudaStreamWaitEvent(s.stream, s.copied[(waves - 1) % slot_count], 0),
              "cudaStreamWaitEvent (exchange end)");
 }
 
 namespace {
 
 void run_exchange(const plan_state& s, unsigned char* local, ncclComm_t comm) {
-  for (std::size_t g = 0; g < s.schedule.steps.size(); ++g) {
-    enqueue_wait(s, g);
-    if (s.schedule.steps[g].peer != s.rank) {
+  for (std::size_t w = 0; w < s.schedule.waves.size(); ++w) {
+    enqueue_wait(s, w);
+    if (!is_self_move(s, w)) {
       nccl_group group(comm);
-      enqueue_transfer(s, g, local, comm);
+      enqueue_transfers(s, w, local, comm);
       group.end({comm});
     } else {
-      enqueue_transfer(s, g, local, comm);
+      enqueue_transfers(s, w, local, comm);
     }
-    enqueue_copies(s, g, local);
+    enqueue_copies(s, w, local);
   }
   enqueue_exchange_end(s);
 }
@@ -360,11 +369,15 @@ plan plan_inplace(const distributed_matrix& matrix, int rank, cudaStream_t strea
   }
   s->layout = make_layout(matrix.rows, matrix.cols, matrix.elem_size, row_count, col_count);
   s->chosen = resolve_scheme(s->layout, opts.local);
-  const std::uint64_t chunk =
-      opts.chunk_bytes > 0 ? opts.chunk_bytes : automatic_chunk_bytes(s->layout);
+  if (opts.peers_at_once < 0)
+    invalid("options.peers_at_once must be 0 (every peer) or positive, got " +
+            std::to_string(opts.peers_at_once));
+  const exchange_choice exchange =
+      choose_exchange(s->layout, opts.chunk_bytes, opts.peers_at_once, opts.park_limit_bytes);
+  const std::uint64_t chunk = exchange.chunk;
 
   // Every rank's schedule, so that a split too uneven for the parking limit is refused by all.
-  s->order = choose_order(s->layout, chunk);
+  s->order = exchange.order;
   for (int r = 0; r < ranks; ++r) {
     exchange_schedule schedule = build_schedule(s->layout, r, chunk, s->order);
     const std::uint64_t limit =
@@ -382,14 +395,20 @@ plan plan_inplace(const distributed_matrix& matrix, int rank, cudaStream_t strea
     s->self_move_bytes = std::max(s->self_move_bytes, static_cast<double>(schedule.self_bytes));
     if (r == rank) s->schedule = std::move(schedule);
   }
-  for (int round = 1; round <= pairing_rounds(ranks); ++round) {
+  const int rounds = pairing_rounds(ranks), width = s->order.rounds_at_once(ranks);
+  for (int first = 0; first < rounds; first += width) {
     std::uint64_t largest = 0;
     for (int r = 0; r < ranks; ++r) {
-      const int p = round_partner(r, round, ranks);
-      if (p != r)
-        largest = std::max({largest, s->layout.send_bytes(r, p), s->layout.recv_bytes(r, p)});
+      std::uint64_t sent = 0, got = 0;
+      for (int q = first; q < std::min(rounds, first + width); ++q) {
+        const int p = round_partner(r, s->order.rounds[static_cast<std::size_t>(q)], ranks);
+        if (p == r) continue;
+        sent += s->layout.send_bytes(r, p);
+        got += s->layout.recv_bytes(r, p);
+      }
+      largest = std::max({largest, sent, got});
     }
-    s->exchange_link_bytes += static_cast<double>(largest);
+    (width == 1 ? s->one_peer_bytes : s->several_peers_bytes) += static_cast<double>(largest);
   }
 
   check_cuda(cudaGetDevice(&s->device), "cudaGetDevice");
@@ -481,6 +500,12 @@ scheme plan::chosen_scheme() const noexcept {
 std::size_t plan::chunk_bytes() const noexcept {
   return state_->schedule.chunk;
 }
+
+int plan::peers_at_once() const noexcept {
+  const int ranks = state_->layout.ranks;
+  return std::min(state_->order.rounds_at_once(ranks), ranks - 1);
+}
+
 std::size_t plan::workspace_bytes() const noexcept {
   return state_->local_plan_bytes + state_->scratch_bytes;
 }
@@ -494,7 +519,7 @@ std::size_t plan::arena_bytes() const noexcept {
   return state_->schedule.arena_bytes;
 }
 std::size_t plan::memory_bound_bytes() const noexcept {
-  return (std::size_t{64} << 20) + state_->layout.capacity_bytes(state_->rank) / 100;
+  return memory_bound(state_->layout.capacity_bytes(state_->rank));
 }
 
 double plan::predicted_local_passes() const noexcept {
@@ -508,12 +533,27 @@ double plan::predicted_local_passes() const noexcept {
   return passes;
 }
 
+namespace {
+
+/// The exchange's predicted seconds: each group of rounds as long as its busiest rank's bytes over
+/// the link (one peer) or link_all_peers (several), the self move at copy speed; 0 when a
+/// bandwidth it needs is not known.
+double exchange_seconds(const plan_state& s, const bandwidths& bw) {
+  if (bw.copy <= 0 || (s.one_peer_bytes > 0 && bw.link <= 0) ||
+      (s.several_peers_bytes > 0 && bw.link_all_peers <= 0))
+    return 0;
+  return (s.one_peer_bytes > 0 ? s.one_peer_bytes / bw.link : 0) +
+         (s.several_peers_bytes > 0 ? s.several_peers_bytes / bw.link_all_peers : 0) +
+         4.0 * s.self_move_bytes / bw.copy;
+}
+
+}  // namespace
+
 double plan::predicted_seconds() const noexcept {
   const plan_state& s = *state_;
   const bandwidths& bw = s.opts.measured;
-  if (bw.copy <= 0 || (bw.link <= 0 && s.exchange_link_bytes > 0)) return 0;
-  const double exchange = (s.exchange_link_bytes > 0 ? s.exchange_link_bytes / bw.link : 0) +
-                          4.0 * s.self_move_bytes / bw.copy;
+  const double exchange = exchange_seconds(s, bw);
+  if (bw.copy <= 0 || (exchange <= 0 && s.one_peer_bytes + s.several_peers_bytes > 0)) return 0;
   return seconds_of(s.before, bw.copy) + exchange + seconds_of(s.after, bw.copy);
 }
 
@@ -544,9 +584,12 @@ std::string plan::describe() const {
   if (x.steps.empty()) {
     out << "none (nothing leaves this rank)\n";
   } else {
+    const int width = s.order.rounds_at_once(l.ranks);
     out << pairing_rounds(l.ranks) << " pairing round" << (pairing_rounds(l.ranks) == 1 ? "" : "s")
-        << " of grouped ncclSend/ncclRecv, chunks of " << bytes_text(static_cast<double>(x.chunk))
-        << " received into " << slot_count << " slots and copied into place on a second stream\n";
+        << ", " << width << " at once (" << x.waves.size() << " waves, each one group of "
+        << "ncclSend/ncclRecv), chunks of " << bytes_text(static_cast<double>(x.chunk))
+        << " received into " << slot_count << " x " << x.lanes
+        << " slots and copied into place on a second stream\n";
     const int self_after = s.order.self_after.empty() ? 0 : s.order.self_after[r];
     const std::size_t positions = s.order.rounds.size();
     for (std::size_t position = 0; position <= positions; ++position) {
@@ -560,7 +603,9 @@ std::string plan::describe() const {
         continue;
       }
       const int p = round_partner(r, s.order.rounds[position], l.ranks);
-      out << "    round " << position + 1 << ": ";
+      out << "    round " << position + 1;
+      if (width > 1) out << " (group " << position / static_cast<std::size_t>(width) + 1 << ")";
+      out << ": ";
       if (p == r) {
         out << "idle\n";
         continue;
@@ -590,13 +635,13 @@ std::string plan::describe() const {
   out << "  predicted local passes: " << fixed(predicted_local_passes(), 2) << " over the buffer\n";
   const bandwidths& bw = s.opts.measured;
   if (predicted_seconds() > 0) {
-    const double exchange = (s.exchange_link_bytes > 0 ? s.exchange_link_bytes / bw.link : 0) +
-                            4.0 * s.self_move_bytes / bw.copy;
     out << "  predicted: " << milliseconds(seconds_of(s.before, bw.copy)) << " before + "
-        << milliseconds(exchange) << " exchange + " << milliseconds(seconds_of(s.after, bw.copy))
+        << milliseconds(exchange_seconds(s, bw)) << " exchange + "
+        << milliseconds(seconds_of(s.after, bw.copy))
         << " after = " << milliseconds(predicted_seconds()) << " (copy " << bytes_text(bw.copy)
-        << "/s, link " << bytes_text(bw.link) << "/s; this rank's local stages, "
-        << "each round as long as its largest transfer)\n";
+        << "/s, link " << bytes_text(bw.link) << "/s, to every peer at once "
+        << bytes_text(bw.link_all_peers) << "/s; this rank's local stages, each group of rounds "
+        << "as long as the bytes of its busiest rank)\n";
   } else {
     out << "  predicted time: no bandwidths known (options.measured, from measure_bandwidths)\n";
   }

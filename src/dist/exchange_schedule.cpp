@@ -76,26 +76,48 @@ class arena_allocator {
   u64 top_ = 0;
 };
 
-/// One transfer cut into chunks: steps appended to `steps` in the order given by `descending`.
-void add_round(std::vector<step>& steps, int round, int peer, u64 send_offset, u64 send_bytes,
-               u64 recv_offset, u64 recv_bytes, u64 chunk, bool descending) {
-  const u64 sends = ceil_div(send_bytes, chunk), recvs = ceil_div(recv_bytes, chunk);
-  const u64 count = std::max(sends, recvs);
-  for (u64 position = 0; position < count; ++position) {
-    const u64 i = descending ? count - 1 - position : position;
-    step s;
-    s.round = round;
-    s.index = static_cast<std::int64_t>(position);
-    s.peer = peer;
-    if (i < sends) {
-      s.send_offset = send_offset + i * chunk;
-      s.send_bytes = std::min(chunk, send_bytes - i * chunk);
+/// One transfer of a group: its peer, segments, direction and lane.
+struct transfer {
+  int peer = 0;
+  u64 send_offset = 0, send_bytes = 0, recv_offset = 0, recv_bytes = 0;
+  bool descending = false;
+  int lane = 0;
+};
+
+/// A group of transfers cut into chunks, one wave per chunk index: step i of each transfer that
+/// has one, in `s.steps` and `s.waves`. `slot` holds the lane until the waves are numbered.
+void add_group(exchange_schedule& s, int key, const std::vector<transfer>& group, u64 chunk) {
+  std::vector<u64> counts;
+  u64 longest = 0;
+  for (const transfer& t : group) {
+    counts.push_back(std::max(ceil_div(t.send_bytes, chunk), ceil_div(t.recv_bytes, chunk)));
+    longest = std::max(longest, counts.back());
+  }
+  for (u64 position = 0; position < longest; ++position) {
+    const std::size_t first = s.steps.size();
+    for (std::size_t k = 0; k < group.size(); ++k) {
+      if (position >= counts[k]) continue;
+      const transfer& t = group[k];
+      const u64 i = t.descending ? counts[k] - 1 - position : position;
+      step st;
+      st.round = key;
+      st.index = static_cast<std::int64_t>(position);
+      st.peer = t.peer;
+      if (i * chunk < t.send_bytes) {
+        st.send_offset = t.send_offset + i * chunk;
+        st.send_bytes = std::min(chunk, t.send_bytes - i * chunk);
+      }
+      if (i * chunk < t.recv_bytes) {
+        st.recv_offset = t.recv_offset + i * chunk;
+        st.recv_bytes = std::min(chunk, t.recv_bytes - i * chunk);
+      }
+      st.slot = t.lane;
+      s.steps.push_back(st);
     }
-    if (i < recvs) {
-      s.recv_offset = recv_offset + i * chunk;
-      s.recv_bytes = std::min(chunk, recv_bytes - i * chunk);
-    }
-    steps.push_back(s);
+    wave w;
+    w.first = first;
+    w.count = s.steps.size() - first;
+    s.waves.push_back(std::move(w));
   }
 }
 
@@ -192,35 +214,57 @@ exchange_schedule build_schedule(const split_layout& layout, int rank, u64 chunk
   std::vector<int> rounds = order.rounds;
   if (rounds.empty())
     for (int round = 1; round <= pairing_rounds(ranks); ++round) rounds.push_back(round);
-  if (static_cast<int>(rounds.size()) != pairing_rounds(ranks)) internal("order of wrong length");
+  const int count = static_cast<int>(rounds.size());
+  if (count != pairing_rounds(ranks)) internal("order of wrong length");
+  const int width = order.rounds_at_once(ranks);
+  s.lanes = width;
   const int self_after =
       order.self_after.empty() ? 0 : order.self_after[static_cast<std::size_t>(rank)];
+  if (self_after < 0 || self_after > count || (self_after % width != 0 && self_after != count))
+    internal("a self move inside a group of rounds");
 
-  // The self move: the own segment from its place before to its place after.
+  // The self move (the own segment from its place before to its place after) and the groups of
+  // pairing rounds, in order.
   const u64 own_from = layout.send_offset(rank, rank), own_to = layout.recv_offset(rank, rank);
   const u64 own_bytes = layout.send_bytes(rank, rank);
-  for (int position = 0; position <= static_cast<int>(rounds.size()); ++position) {
-    if (position == self_after && own_bytes > 0 && own_from != own_to) {
+  for (int position = 0;; position += width) {
+    if (position >= self_after && position - width < self_after && own_bytes > 0 &&
+        own_from != own_to) {
       s.self_bytes = own_bytes;
-      add_round(s.steps, 2 * position + 1, rank, own_from, own_bytes, own_to, own_bytes, chunk,
-                own_to > own_from);
+      add_group(s, 2 * self_after + 1,
+                {{rank, own_from, own_bytes, own_to, own_bytes, own_to > own_from, 0}}, chunk);
     }
-    if (position == static_cast<int>(rounds.size())) break;
-    const int p = round_partner(rank, rounds[static_cast<std::size_t>(position)], ranks);
-    if (p == rank) continue;
-    add_round(s.steps, 2 * position + 2, p, layout.send_offset(rank, p), layout.send_bytes(rank, p),
-              layout.recv_offset(rank, p), layout.recv_bytes(rank, p), chunk,
-              order.from_end(layout, rank, p));
+    if (position >= count) break;
+    std::vector<transfer> group;
+    for (int q = position; q < std::min(count, position + width); ++q) {
+      const int p = round_partner(rank, rounds[static_cast<std::size_t>(q)], ranks);
+      if (p == rank) continue;
+      group.push_back({p, layout.send_offset(rank, p), layout.send_bytes(rank, p),
+                       layout.recv_offset(rank, p), layout.recv_bytes(rank, p),
+                       order.from_end(layout, rank, p), q - position});
+    }
+    add_group(s, 2 * position + 2, group, chunk);
+  }
+  std::vector<std::int64_t> wave_of(s.steps.size());
+  for (std::size_t w = 0; w < s.waves.size(); ++w) {
+    wave& wv = s.waves[w];
+    wv.wait_copies = static_cast<std::int64_t>(w) - slot_count;
+    if (wv.wait_copies < 0) wv.wait_copies = -1;
+    const int set = static_cast<int>(w % slot_count);
+    for (std::size_t g = wv.first; g < wv.first + wv.count; ++g) {
+      wave_of[g] = static_cast<std::int64_t>(w);
+      s.steps[g].slot += set * width;
+    }
   }
 
-  // When each byte of the buffer is dead: the step that sends it. The segments tile
+  // When each byte of the buffer is dead: the wave that sends it. The segments tile
   // [0, before_bytes); what lies beyond holds nothing to send.
   const u64 before = layout.before_bytes(rank);
   std::vector<dead_range> dead;
   for (std::size_t g = 0; g < s.steps.size(); ++g)
     if (s.steps[g].send_bytes > 0)
-      dead.push_back({s.steps[g].send_offset, s.steps[g].send_offset + s.steps[g].send_bytes,
-                      static_cast<std::int64_t>(g)});
+      dead.push_back(
+          {s.steps[g].send_offset, s.steps[g].send_offset + s.steps[g].send_bytes, wave_of[g]});
   if (own_bytes > 0 && own_from == own_to) dead.push_back({own_from, own_from + own_bytes, never});
   std::sort(dead.begin(), dead.end(),
             [](const dead_range& a, const dead_range& b) { return a.lo < b.lo; });
@@ -231,63 +275,64 @@ exchange_schedule build_schedule(const split_layout& layout, int rank, u64 chunk
   }
   if (covered != before) internal("the outgoing segments do not cover the block");
 
-  // Received pieces: to their place at the step that completes last of their own and the ones
-  // that free the place; parked in the arena when that is a later step (their slot is reused).
-  std::vector<std::vector<copy_op>> early(s.steps.size()), late(s.steps.size());
-  std::vector<std::vector<std::pair<u64, u64>>> frees(s.steps.size());
+  // Received pieces: to their place after the wave that completes last of their own and the ones
+  // that free the place; parked in the arena when that is a later wave (their slot is reused).
+  const std::size_t waves = s.waves.size();
+  std::vector<std::vector<copy_op>> early(waves), late(waves);
+  std::vector<std::vector<std::pair<u64, u64>>> frees(waves);
   arena_allocator arena;
-  for (std::size_t g = 0; g < s.steps.size(); ++g) {
-    step& st = s.steps[g];
-    st.slot = static_cast<int>(g % slot_count);
-    st.wait_copies = static_cast<std::int64_t>(g) - slot_count;
-    if (st.wait_copies < 0) st.wait_copies = -1;
-    for (const auto& [at, bytes] : frees[g]) arena.release(at, bytes);
-    if (st.recv_bytes == 0) continue;
-    const u64 d0 = st.recv_offset, d1 = st.recv_offset + st.recv_bytes;
-    // Walk the destination through the dead ranges: pieces with the step that frees them.
-    std::vector<std::pair<dead_range, std::int64_t>> pieces;  // range, step it can be placed
-    u64 x = d0;
-    auto it = std::upper_bound(dead.begin(), dead.end(), x,
-                               [](u64 v, const dead_range& d) { return v < d.lo; });
-    if (it != dead.begin()) --it;
-    while (x < d1) {
-      dead_range piece;
-      piece.lo = x;
-      if (x >= before) {
-        piece.hi = d1;
-        piece.dead = -1;
-      } else {
-        while (it != dead.end() && it->hi <= x) ++it;
-        if (it == dead.end() || it->lo > x) internal("a received byte falls outside the block");
-        piece.hi = std::min(d1, it->hi);
-        piece.dead = it->dead;
+  for (std::size_t w = 0; w < waves; ++w) {
+    for (const auto& [at, bytes] : frees[w]) arena.release(at, bytes);
+    for (std::size_t g = s.waves[w].first; g < s.waves[w].first + s.waves[w].count; ++g) {
+      const step& st = s.steps[g];
+      if (st.recv_bytes == 0) continue;
+      const u64 d0 = st.recv_offset, d1 = st.recv_offset + st.recv_bytes;
+      // Walk the destination through the dead ranges: pieces with the wave that frees them.
+      std::vector<std::pair<dead_range, std::int64_t>> pieces;  // range, wave it can be placed
+      u64 x = d0;
+      auto it = std::upper_bound(dead.begin(), dead.end(), x,
+                                 [](u64 v, const dead_range& d) { return v < d.lo; });
+      if (it != dead.begin()) --it;
+      while (x < d1) {
+        dead_range piece;
+        piece.lo = x;
+        if (x >= before) {
+          piece.hi = d1;
+          piece.dead = -1;
+        } else {
+          while (it != dead.end() && it->hi <= x) ++it;
+          if (it == dead.end() || it->lo > x) internal("a received byte falls outside the block");
+          piece.hi = std::min(d1, it->hi);
+          piece.dead = it->dead;
+        }
+        if (piece.dead == never)
+          internal("a received piece lands on the own segment left in place");
+        const std::int64_t place = std::max<std::int64_t>(static_cast<std::int64_t>(w), piece.dead);
+        if (!pieces.empty() && pieces.back().second == place && pieces.back().first.hi == piece.lo)
+          pieces.back().first.hi = piece.hi;
+        else
+          pieces.push_back({piece, place});
+        x = piece.hi;
       }
-      if (piece.dead == never) internal("a received piece lands on the own segment left in place");
-      const std::int64_t place = std::max<std::int64_t>(static_cast<std::int64_t>(g), piece.dead);
-      if (!pieces.empty() && pieces.back().second == place && pieces.back().first.hi == piece.lo)
-        pieces.back().first.hi = piece.hi;
-      else
-        pieces.push_back({piece, place});
-      x = piece.hi;
-    }
-    for (const auto& [piece, place] : pieces) {
-      const u64 bytes = piece.hi - piece.lo;
-      if (place == static_cast<std::int64_t>(g)) {
-        late[g].push_back({copy_kind::slot_to_buffer, st.slot, piece.lo - d0, piece.lo, bytes});
-        continue;
+      for (const auto& [piece, place] : pieces) {
+        const u64 bytes = piece.hi - piece.lo;
+        if (place == static_cast<std::int64_t>(w)) {
+          late[w].push_back({copy_kind::slot_to_buffer, st.slot, piece.lo - d0, piece.lo, bytes});
+          continue;
+        }
+        const u64 at = arena.allocate(bytes);
+        late[w].push_back({copy_kind::slot_to_arena, st.slot, piece.lo - d0, at, bytes});
+        early[static_cast<std::size_t>(place)].push_back(
+            {copy_kind::arena_to_buffer, 0, at, piece.lo, bytes});
+        frees[static_cast<std::size_t>(place)].push_back({at, bytes});
+        s.parked_bytes += bytes;
       }
-      const u64 at = arena.allocate(bytes);
-      late[g].push_back({copy_kind::slot_to_arena, st.slot, piece.lo - d0, at, bytes});
-      early[static_cast<std::size_t>(place)].push_back(
-          {copy_kind::arena_to_buffer, 0, at, piece.lo, bytes});
-      frees[static_cast<std::size_t>(place)].push_back({at, bytes});
-      s.parked_bytes += bytes;
     }
   }
-  for (std::size_t g = 0; g < s.steps.size(); ++g) {
+  for (std::size_t w = 0; w < waves; ++w) {
     // Placements out of the arena first: the arena space they free may be parked into next.
-    s.steps[g].copies = std::move(early[g]);
-    s.steps[g].copies.insert(s.steps[g].copies.end(), late[g].begin(), late[g].end());
+    s.waves[w].copies = std::move(early[w]);
+    s.waves[w].copies.insert(s.waves[w].copies.end(), late[w].begin(), late[w].end());
   }
   s.arena_bytes = arena.peak();
   return s;
@@ -297,6 +342,12 @@ bool exchange_order::from_end(const split_layout& layout, int r, int p) const {
   if (descending.empty()) return pair_descending(layout, r, p);
   return descending[static_cast<std::size_t>(r) * static_cast<std::size_t>(layout.ranks) +
                     static_cast<std::size_t>(p)] != 0;
+}
+
+int exchange_order::rounds_at_once(int ranks) const {
+  // With an odd count every rank sits out one round: P - 1 peers at once is all P rounds.
+  const int rounds = std::max(pairing_rounds(ranks), 1);
+  return width <= 0 || width >= ranks - 1 ? rounds : width;
 }
 
 namespace {
@@ -313,12 +364,13 @@ struct order_cost {
 /// Rank r's self move placed where it parks least (`o.self_after[r]` set); its cost.
 order_cost place_self(const split_layout& layout, int r, u64 chunk, exchange_order& o,
                       bool narrow) {
-  const int rounds = pairing_rounds(layout.ranks);
+  const int rounds = pairing_rounds(layout.ranks), width = o.rounds_at_once(layout.ranks);
   const bool moves =
       layout.send_bytes(r, r) > 0 && layout.send_offset(r, r) != layout.recv_offset(r, r);
   order_cost best;
   int best_after = 0;
   for (int after = 0; after <= (moves ? rounds : 0); ++after) {
+    if (after % width != 0 && after != rounds) continue;  // between groups of rounds only
     if (narrow && after != 0 && after != rounds) continue;
     o.self_after[static_cast<std::size_t>(r)] = after;
     const exchange_schedule s = build_schedule(layout, r, chunk, o);
@@ -335,8 +387,11 @@ order_cost place_self(const split_layout& layout, int r, u64 chunk, exchange_ord
 
 }  // namespace
 
-exchange_order choose_order(const split_layout& layout, u64 chunk) {
+exchange_order choose_order(const split_layout& layout, u64 chunk, int width) {
   const int ranks = layout.ranks, rounds = pairing_rounds(ranks);
+  exchange_order shape;
+  shape.width = width;
+  const bool all_at_once = shape.rounds_at_once(ranks) == std::max(rounds, 1);
   std::vector<int> plain;
   for (int round = 1; round <= rounds; ++round) plain.push_back(round);
   // The search builds schedules of every rank for each candidate: with many steps (small chunks
@@ -347,7 +402,9 @@ exchange_order choose_order(const split_layout& layout, u64 chunk) {
       steps += ceil_div(std::max(layout.send_bytes(r, p), layout.recv_bytes(r, p)), chunk);
   const bool narrow = steps * static_cast<u64>(4 * (rounds + 1) * (rounds + 1)) > 20'000'000;
   std::vector<std::vector<int>> candidates;
-  if (ranks <= 6 && !narrow) {
+  if (all_at_once) {
+    candidates.push_back(plain);  // every order makes the same waves
+  } else if (ranks <= 6 && !narrow) {
     std::vector<int> o = plain;
     do candidates.push_back(o);
     while (std::next_permutation(o.begin(), o.end()));
@@ -366,7 +423,7 @@ exchange_order choose_order(const split_layout& layout, u64 chunk) {
   order_cost best_cost;
   bool first = true;
   for (const std::vector<int>& rounds_order : candidates) {
-    exchange_order o;
+    exchange_order o = shape;
     o.rounds = rounds_order;
     o.self_after.assign(static_cast<std::size_t>(ranks), 0);
     order_cost cost;
@@ -413,7 +470,11 @@ exchange_order choose_order(const split_layout& layout, u64 chunk) {
   return best;
 }
 
-u64 automatic_chunk_bytes(const split_layout& layout) {
+u64 memory_bound(u64 capacity) {
+  return (u64{64} << 20) + capacity / 100;
+}
+
+u64 automatic_chunk_bytes(const split_layout& layout, int width) {
   constexpr u64 mib = u64{1} << 20;
   u64 smallest = 0, largest_transfer = 0;
   for (int r = 0; r < layout.ranks; ++r) {
@@ -427,21 +488,24 @@ u64 automatic_chunk_bytes(const split_layout& layout) {
         static_cast<u64>(std::clamp<long double>(wanted, 256.0L * 1024, 128.0L * mib));
     return std::max<u64>(4096, std::min(chunk / 4096 * 4096, round_up(largest_transfer, 4096)));
   };
-  const auto bound = [](u64 capacity) { return 64 * mib + capacity / 100; };
-  // First both slots within a quarter of the memory bound of the smallest buffer each...
-  const u64 first = fit(static_cast<long double>(bound(smallest)) / 4);
+  const auto bound = memory_bound;
+  exchange_order shape;
+  shape.width = width;
+  const auto slots = static_cast<long double>(slot_count * shape.rounds_at_once(layout.ranks));
+  // First all slots within half the memory bound of the smallest buffer...
+  const u64 first = fit(static_cast<long double>(bound(smallest)) / 2 / slots);
   // ...then as large as the bound leaves after the largest parking arena that chunk gives and the
   // local stages' tables: fewer, larger transfers. 2 H200s: the exchange of 65536^2 fp32 in
   // chunks of 16, 32, 64 and 128 MiB took 23.5, 20.3, 18.2 and 16.9 ms.
   u64 arena = 0;
-  const exchange_order order = choose_order(layout, first);
+  const exchange_order order = choose_order(layout, first, width);
   for (int r = 0; r < layout.ranks; ++r)
     arena = std::max(arena, build_schedule(layout, r, first, order).arena_bytes);
   const u64 room = bound(smallest) - std::min(bound(smallest), arena + local_tables_reserve);
-  const u64 larger = fit(static_cast<long double>(room) / slot_count);
+  const u64 larger = fit(static_cast<long double>(room) / slots);
   if (larger <= first) return first;
   // A larger chunk parks differently: kept only where every rank's scratch still fits.
-  const exchange_order larger_order = choose_order(layout, larger);
+  const exchange_order larger_order = choose_order(layout, larger, width);
   for (int r = 0; r < layout.ranks; ++r)
     if (build_schedule(layout, r, larger, larger_order).scratch_bytes() + local_tables_reserve >
         bound(layout.capacity_bytes(r)))
@@ -451,6 +515,29 @@ u64 automatic_chunk_bytes(const split_layout& layout) {
 
 u64 automatic_park_limit(const split_layout& layout, int rank) {
   return std::max<u64>(u64{16} << 20, layout.capacity_bytes(rank) / 256);
+}
+
+exchange_choice choose_exchange(const split_layout& layout, u64 chunk, int width, u64 park_limit) {
+  const auto make = [&](int w) {
+    exchange_choice c;
+    c.chunk = chunk > 0 ? chunk : automatic_chunk_bytes(layout, w);
+    c.order = choose_order(layout, c.chunk, w);
+    return c;
+  };
+  if (width > 0) return make(width);
+  const int rounds = std::max(pairing_rounds(layout.ranks), 1);
+  for (int w = rounds; w > 1; w = (w + 1) / 2) {
+    exchange_choice c = make(w);
+    bool fits = true;
+    for (int r = 0; r < layout.ranks && fits; ++r) {
+      const exchange_schedule s = build_schedule(layout, r, c.chunk, c.order);
+      const u64 limit = park_limit > 0 ? park_limit : automatic_park_limit(layout, r);
+      fits = s.arena_bytes <= limit &&
+             s.scratch_bytes() + local_tables_reserve <= memory_bound(layout.capacity_bytes(r));
+    }
+    if (fits) return c;
+  }
+  return make(1);
 }
 
 }  // namespace xpose::detail::dist

@@ -90,9 +90,11 @@ struct plan_state {
   /// Copies out of the slots, overlapping the next transfer.
   cudaStream_t copy_stream = nullptr;
   std::array<cudaEvent_t, slot_count> received{}, copied{};
-  /// For the predicted time: the exchange's rounds over all ranks.
-  double exchange_link_bytes = 0;  ///< sum over rounds of the largest transfer in the round
-  double self_move_bytes = 0;      ///< the largest self move over the ranks
+  /// For the predicted time: the exchange's groups of rounds over all ranks, the bytes of the
+  /// rank that sends or receives most in each, summed over the groups of one round (one peer at a
+  /// time) and over those of several.
+  double one_peer_bytes = 0, several_peers_bytes = 0;
+  double self_move_bytes = 0;  ///< the largest self move over the ranks
   std::mutex lock;
 
   plan_state() = default;
@@ -112,12 +114,14 @@ struct plan_state {
 void check_arguments(const plan_state& s, void* local, ncclComm_t comm);
 /// Enqueues the local stages on the plan's stream (the plan's device current).
 void run_local(const plan_state& s, const std::vector<local_runner>& stages, unsigned char* local);
-/// Step g of the exchange, in three parts: the wait for the copies out of its slot, the transfer
-/// (ncclSend/ncclRecv, which the caller wraps in an NCCL group, or the local copy of the self
-/// move), then the copies out of the slot on the copy stream.
-void enqueue_wait(const plan_state& s, std::size_t g);
-void enqueue_transfer(const plan_state& s, std::size_t g, unsigned char* local, ncclComm_t comm);
-void enqueue_copies(const plan_state& s, std::size_t g, unsigned char* local);
+/// Wave w of the exchange, in three parts: the wait for the copies out of its slots, the
+/// transfers (ncclSend/ncclRecv, which the caller wraps in one NCCL group, or the local copy of
+/// the self move), then the copies out of the slots on the copy stream.
+void enqueue_wait(const plan_state& s, std::size_t w);
+void enqueue_transfers(const plan_state& s, std::size_t w, unsigned char* local, ncclComm_t comm);
+void enqueue_copies(const plan_state& s, std::size_t w, unsigned char* local);
+/// Whether wave w is the self move (a local copy, no NCCL group).
+bool is_self_move(const plan_state& s, std::size_t w);
 /// The plan's stream waits for the last copies of the exchange.
 void enqueue_exchange_end(const plan_state& s);
 

@@ -107,8 +107,8 @@ std::string describe_case(const distributed_matrix& m, const options& o,
   for (int r = 0; r < m.ranks; ++r) text += " " + std::to_string(m.row_count(r));
   text += ", cols";
   for (int r = 0; r < m.ranks; ++r) text += " " + std::to_string(m.col_count(r));
-  text +=
-      ", scheme " + std::string(to_string(o.local)) + ", chunk " + std::to_string(o.chunk_bytes);
+  text += ", scheme " + std::string(to_string(o.local)) + ", chunk " +
+          std::to_string(o.chunk_bytes) + ", peers at once " + std::to_string(o.peers_at_once);
   return text;
 }
 
@@ -246,17 +246,34 @@ TEST(DistTranspose, ChosenUnevenSplitsAndSmallChunks) {
   XPOSE_REQUIRE_GPUS(2);
   options o;
   o.park_limit_bytes = std::size_t{1} << 30;
-  for (std::size_t chunk : {std::size_t{0}, std::size_t{1000}, std::size_t{65536}}) {
-    o.chunk_bytes = chunk;
-    check_group(split(1001, 997, 4, {100, 901}, {700, 297}), o, {0, 1}, false);
-    check_group(split(500, 300, 8, {0, 500}, {150, 150}), o, {0, 1}, false);
-    check_group(split(257, 263, 2, {257, 0}, {0, 263}), o, {0, 1}, false);
-    if (visible_gpus() >= 3)
-      check_group(split(331, 317, 12, {5, 300, 26}, {100, 1, 216}), o, {0, 1, 2}, false);
-    if (visible_gpus() >= 4)
-      check_group(split(1001, 997, 16, {5, 300, 17, 679}, {100, 1, 500, 396}), o, {0, 1, 2, 3},
-                  false);
-  }
+  for (int peers : {0, 1})
+    for (std::size_t chunk : {std::size_t{0}, std::size_t{1000}, std::size_t{65536}}) {
+      o.chunk_bytes = chunk;
+      o.peers_at_once = peers;
+      check_group(split(1001, 997, 4, {100, 901}, {700, 297}), o, {0, 1}, false);
+      check_group(split(500, 300, 8, {0, 500}, {150, 150}), o, {0, 1}, false);
+      check_group(split(257, 263, 2, {257, 0}, {0, 263}), o, {0, 1}, false);
+      if (visible_gpus() >= 3)
+        check_group(split(331, 317, 12, {5, 300, 26}, {100, 1, 216}), o, {0, 1, 2}, false);
+      if (visible_gpus() >= 4)
+        check_group(split(1001, 997, 16, {5, 300, 17, 679}, {100, 1, 500, 396}), o, {0, 1, 2, 3},
+                    false);
+    }
+}
+
+TEST(DistTranspose, PeersAtOnceOneTwoAndAll) {
+  XPOSE_REQUIRE_GPUS(2);
+  for (int p : rank_counts())
+    for (int peers : {1, 2, 0}) {
+      options o;
+      o.peers_at_once = peers;
+      check_group(even(1009, 997, 4, p), o, first_devices(p));
+      check_group(even(480, 360, 12, p), o, first_devices(p));
+      o.chunk_bytes = 1000;
+      check_group(even(331, 317, 8, p), o, first_devices(p));
+      const group_plan plan(even(1009, 997, 4, p), groups::of(first_devices(p)), o);
+      EXPECT_EQ(plan.rank_plan(0).peers_at_once(), peers == 0 ? p - 1 : std::min(peers, p - 1));
+    }
 }
 
 TEST(DistTranspose, RanksOnOtherDevicesAndSubsets) {
@@ -306,7 +323,8 @@ void check_threads(const distributed_matrix& m, const options& o) {
                            static_cast<std::size_t>(m.row_count(r) * m.cols) * e);
         options measured = o;
         measured.measured = measure_bandwidths(comm, stream, std::size_t{8} << 20);
-        if (measured.measured.copy <= 0 || measured.measured.link <= 0)
+        if (measured.measured.copy <= 0 || measured.measured.link <= 0 ||
+            measured.measured.link_all_peers <= 0)
           throw std::runtime_error("measure_bandwidths gave no bandwidth");
         const plan p = plan_inplace(m, r, stream, measured);
         if (p.predicted_seconds() <= 0) throw std::runtime_error("no predicted time");
@@ -351,11 +369,23 @@ TEST(DistTranspose, BandwidthsGiveAPredictedTime) {
   o.measured = measure_bandwidths(group, std::size_t{16} << 20);
   EXPECT_GT(o.measured.copy, 0);
   EXPECT_GT(o.measured.link, 0);
+  EXPECT_GT(o.measured.link_all_peers, 0);
   const group_plan p(even(4096, 4096, 4, 2), group, o);
   EXPECT_GT(p.rank_plan(0).predicted_seconds(), 0);
   const std::string text = p.describe();
   EXPECT_NE(text.find("predicted:"), std::string::npos) << text;
   std::printf("%s", text.c_str());
+  if (visible_gpus() >= 3) {
+    const int n = std::min(visible_gpus(), 4);
+    const device_group& more = groups::of(first_devices(n));
+    options all;
+    all.measured = measure_bandwidths(more, std::size_t{16} << 20);
+    EXPECT_GT(all.measured.link_all_peers, 0);
+    const group_plan q(even(4096, 4096, 4, n), more, all);
+    EXPECT_EQ(q.rank_plan(0).peers_at_once(), n - 1);
+    EXPECT_GT(q.rank_plan(0).predicted_seconds(), 0);
+    std::printf("%s", q.describe().c_str());
+  }
 }
 
 TEST(DistTranspose, RefusesWrongArguments) {

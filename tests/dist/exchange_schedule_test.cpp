@@ -1,10 +1,11 @@
 // The exchange of a distributed transposition replayed on host memory, every rank at once, with
-// the GPU's ordering rules: transfers of one (round, index) step happen together; the copies
-// made at a step run right away or as late as a later step's wait allows; a step waits for the
-// copies its slot's last user made. The replay checks that no send reads a byte already
-// overwritten, that no copy writes a byte not yet sent, that no copy reads a slot already reused,
-// and that every segment ends where it belongs. With the local stages replayed by a naive host
-// transposition, the whole pipeline must give the transpose. No GPU is needed.
+// the GPU's ordering rules: the transfers of one wave (the same round key and index on every rank
+// that takes part) happen together; the copies made after a wave run right away or as late as a
+// later wave's wait allows; a wave waits for the copies its slots' last user made. The replay
+// checks that no send reads a byte already overwritten, that no copy writes a byte not yet sent,
+// that no copy reads a slot already reused, and that every segment ends where it belongs. With
+// the local stages replayed by a naive host transposition, the whole pipeline must give the
+// transpose. Every check runs with one peer at a time, two, and all at once. No GPU is needed.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -42,21 +43,21 @@ constexpr std::int64_t still_live = INT64_MAX;
 
 struct rank_memory {
   std::vector<unsigned char> buffer;
-  /// The step whose transfer sent each byte (-1: beyond the block; still_live: not yet sent).
+  /// The wave whose transfers sent each byte (-1: beyond the block; still_live: not yet sent).
   std::vector<std::int64_t> sent_at;
   std::vector<bool> written;
-  std::vector<unsigned char> slots;      ///< slot_count x slot_stride
-  std::vector<std::int64_t> slot_holds;  ///< the step whose chunk each slot holds
+  std::vector<unsigned char> slots;      ///< slot_count x lanes x slot_stride
+  std::vector<std::int64_t> slot_holds;  ///< the wave whose chunk each slot holds
   std::vector<unsigned char> arena;
-  std::size_t next = 0;  ///< next step to run
-  /// Steps whose copies are still to run, oldest first.
+  std::size_t next = 0;  ///< next wave to run
+  /// Waves whose copies are still to run, oldest first.
   std::vector<std::size_t> pending;
-  std::int64_t copied_through = -1;  ///< copies of steps up to this one have run
+  std::int64_t copied_through = -1;  ///< copies of waves up to this one have run
 };
 
 /// Replays the exchange of every rank's schedule on `memory` (the buffers laid out for sending).
-/// `late`: the copies made at a step run only when a later step waits for them, or at the end
-/// (as late as the GPU may run them), instead of right after their own transfer. Returns the
+/// `late`: the copies made after a wave run only when a later wave waits for them, or at the end
+/// (as late as the GPU may run them), instead of right after their own transfers. Returns the
 /// first violation found, or "".
 std::string replay(const split_layout& layout, const std::vector<exchange_schedule>& schedules,
                    std::vector<rank_memory>& memory, bool late) {
@@ -65,33 +66,33 @@ std::string replay(const split_layout& layout, const std::vector<exchange_schedu
   const auto fail = [&](const std::string& what) {
     if (failure.empty()) failure = what;
   };
-  const auto run_copies = [&](int r, std::size_t g) {
+  const auto run_copies = [&](int r, std::size_t w) {
     rank_memory& m = memory[r];
     const exchange_schedule& s = schedules[r];
-    for (const copy_op& c : s.steps[g].copies) {
+    for (const copy_op& c : s.waves[w].copies) {
       const unsigned char* from = nullptr;
       if (c.kind == copy_kind::arena_to_buffer) {
         from = m.arena.data() + c.src;
       } else {
-        if (m.slot_holds[c.slot] != static_cast<std::int64_t>(g))
-          fail("rank " + std::to_string(r) + " step " + std::to_string(g) +
-               " reads a slot that holds step " + std::to_string(m.slot_holds[c.slot]));
+        if (m.slot_holds[c.slot] != static_cast<std::int64_t>(w))
+          fail("rank " + std::to_string(r) + " wave " + std::to_string(w) +
+               " reads a slot that holds wave " + std::to_string(m.slot_holds[c.slot]));
         from = m.slots.data() + c.slot * s.slot_stride + c.src;
       }
       if (c.kind == copy_kind::slot_to_arena) {
         std::memcpy(m.arena.data() + c.dst, from, c.bytes);
         continue;
       }
-      // A byte may be written by the copies of the step that sent it or of a later one: those
-      // of an earlier step may run while it is being sent.
+      // A byte may be written by the copies of the wave that sent it or of a later one: those
+      // of an earlier wave may run while it is being sent.
       for (u64 x = c.dst; x < c.dst + c.bytes; ++x)
-        if (m.sent_at[x] > static_cast<std::int64_t>(g) || m.written[x])
-          fail("rank " + std::to_string(r) + " step " + std::to_string(g) + " writes byte " +
+        if (m.sent_at[x] > static_cast<std::int64_t>(w) || m.written[x])
+          fail("rank " + std::to_string(r) + " wave " + std::to_string(w) + " writes byte " +
                std::to_string(x) + (m.written[x] ? ", already written" : ", not yet sent"));
       std::memcpy(m.buffer.data() + c.dst, from, c.bytes);
       for (u64 x = c.dst; x < c.dst + c.bytes; ++x) m.written[x] = true;
     }
-    m.copied_through = static_cast<std::int64_t>(g);
+    m.copied_through = static_cast<std::int64_t>(w);
   };
   const auto flush = [&](int r, std::int64_t through) {
     rank_memory& m = memory[r];
@@ -100,58 +101,77 @@ std::string replay(const split_layout& layout, const std::vector<exchange_schedu
       m.pending.erase(m.pending.begin());
     }
   };
+  const auto key_of = [&](int r) {
+    const exchange_schedule& s = schedules[r];
+    const step& first = s.steps[s.waves[memory[r].next].first];
+    return std::pair<int, std::int64_t>{first.round, first.index};
+  };
 
   for (;;) {
     std::pair<int, std::int64_t> key{0, 0};
     bool any = false;
     for (int r = 0; r < ranks; ++r) {
-      if (memory[r].next == schedules[r].steps.size()) continue;
-      const step& st = schedules[r].steps[memory[r].next];
-      const std::pair<int, std::int64_t> k{st.round, st.index};
+      if (memory[r].next == schedules[r].waves.size()) continue;
+      const std::pair<int, std::int64_t> k = key_of(r);
       if (!any || k < key) key = k;
       any = true;
     }
     if (!any) break;
     std::vector<int> now;
-    for (int r = 0; r < ranks; ++r) {
-      if (memory[r].next == schedules[r].steps.size()) continue;
-      const step& st = schedules[r].steps[memory[r].next];
-      if (st.round == key.first && st.index == key.second) now.push_back(r);
-    }
-    // Waits: the copies out of this step's slot run first.
+    for (int r = 0; r < ranks; ++r)
+      if (memory[r].next < schedules[r].waves.size() && key_of(r) == key) now.push_back(r);
+    // Waits: the copies out of this wave's slots run first.
     for (int r : now) {
-      const step& st = schedules[r].steps[memory[r].next];
-      flush(r, st.wait_copies);
-      if (memory[r].copied_through < st.wait_copies) fail("a wait found its copies not run");
+      const wave& wv = schedules[r].waves[memory[r].next];
+      flush(r, wv.wait_copies);
+      if (memory[r].copied_through < wv.wait_copies) fail("a wait found its copies not run");
     }
-    // Transfers: read every sender's chunk first, then deliver.
+    // Transfers: read every sender's chunks first, then deliver.
     std::map<std::pair<int, int>, std::vector<unsigned char>> in_flight;  // (to, from) -> bytes
     for (int r : now) {
-      const step& st = schedules[r].steps[memory[r].next];
+      const exchange_schedule& x = schedules[r];
+      const wave& wv = x.waves[memory[r].next];
       rank_memory& m = memory[r];
-      if (st.send_bytes == 0) continue;
-      for (u64 x = st.send_offset; x < st.send_offset + st.send_bytes; ++x) {
-        if (m.sent_at[x] != still_live || m.written[x])
-          fail("rank " + std::to_string(r) + " sends byte " + std::to_string(x) +
-               (m.written[x] ? " already overwritten" : " a second time"));
-        m.sent_at[x] = static_cast<std::int64_t>(m.next);
+      for (std::size_t g = wv.first; g < wv.first + wv.count; ++g) {
+        const step& st = x.steps[g];
+        if (st.round != key.first || st.index != key.second) fail("a wave of mixed steps");
+        if (st.send_bytes == 0) continue;
+        for (u64 b = st.send_offset; b < st.send_offset + st.send_bytes; ++b) {
+          if (m.sent_at[b] != still_live || m.written[b])
+            fail("rank " + std::to_string(r) + " sends byte " + std::to_string(b) +
+                 (m.written[b] ? " already overwritten" : " a second time"));
+          m.sent_at[b] = static_cast<std::int64_t>(m.next);
+        }
+        if (in_flight.count({st.peer, r}) != 0)
+          fail("rank " + std::to_string(r) + " sends to rank " + std::to_string(st.peer) +
+               " twice in one wave");
+        in_flight[{st.peer, r}] = std::vector<unsigned char>(
+            m.buffer.begin() + static_cast<std::ptrdiff_t>(st.send_offset),
+            m.buffer.begin() + static_cast<std::ptrdiff_t>(st.send_offset + st.send_bytes));
       }
-      in_flight[{st.peer, r}] = std::vector<unsigned char>(
-          m.buffer.begin() + static_cast<std::ptrdiff_t>(st.send_offset),
-          m.buffer.begin() + static_cast<std::ptrdiff_t>(st.send_offset + st.send_bytes));
     }
     for (int r : now) {
-      const step& st = schedules[r].steps[memory[r].next];
+      const exchange_schedule& x = schedules[r];
+      const wave& wv = x.waves[memory[r].next];
       rank_memory& m = memory[r];
-      if (st.recv_bytes > 0) {
+      std::vector<bool> lane_used(static_cast<std::size_t>(x.lanes), false);
+      for (std::size_t g = wv.first; g < wv.first + wv.count; ++g) {
+        const step& st = x.steps[g];
+        const int set = static_cast<int>(memory[r].next % slot_count);
+        if (st.slot < set * x.lanes || st.slot >= (set + 1) * x.lanes ||
+            lane_used[static_cast<std::size_t>(st.slot - set * x.lanes)])
+          fail("rank " + std::to_string(r) + " wave " + std::to_string(m.next) +
+               " receives into slot " + std::to_string(st.slot) + ", not a free one of its set");
+        else
+          lane_used[static_cast<std::size_t>(st.slot - set * x.lanes)] = true;
+        if (st.recv_bytes == 0) continue;
         const auto it = in_flight.find({r, st.peer});
         if (it == in_flight.end() || it->second.size() != st.recv_bytes) {
           fail("rank " + std::to_string(r) + " receives " + std::to_string(st.recv_bytes) +
                " bytes from rank " + std::to_string(st.peer) + ", which sends " +
                std::to_string(it == in_flight.end() ? 0 : it->second.size()));
         } else {
-          std::memcpy(m.slots.data() + st.slot * schedules[r].slot_stride, it->second.data(),
-                      st.recv_bytes);
+          std::memcpy(m.slots.data() + st.slot * x.slot_stride, it->second.data(), st.recv_bytes);
           m.slot_holds[st.slot] = static_cast<std::int64_t>(m.next);
         }
       }
@@ -180,8 +200,9 @@ std::vector<rank_memory> tagged_memory(const split_layout& layout,
         m.buffer[layout.send_offset(r, p) + k] = tag(r, p, k);
         m.sent_at[layout.send_offset(r, p) + k] = still_live;
       }
-    m.slots.assign(slot_count * schedules[r].slot_stride, 0);
-    m.slot_holds.assign(slot_count, -1);
+    const auto slots = static_cast<std::size_t>(slot_count * schedules[r].lanes);
+    m.slots.assign(slots * schedules[r].slot_stride, 0);
+    m.slot_holds.assign(slots, -1);
     m.arena.assign(schedules[r].arena_bytes, 0);
   }
   return memory;
@@ -202,10 +223,17 @@ void check_exchange(const split_layout& layout, u64 chunk, const exchange_order&
 /// place.
 void check_exchange(const split_layout& layout, u64 chunk) {
   SCOPED_TRACE(layout_name(layout, chunk));
-  for (int chosen = 0; chosen < 2; ++chosen) {
-    SCOPED_TRACE(chosen ? "chosen order" : "plain order");
-    const exchange_order order = chosen ? choose_order(layout, chunk) : exchange_order{};
-    check_exchange(layout, chunk, order);
+  for (int width : {1, 2, 0}) {
+    SCOPED_TRACE("rounds at once: " + std::to_string(width));
+    for (int chosen = 0; chosen < 2; ++chosen) {
+      SCOPED_TRACE(chosen ? "chosen order" : "plain order");
+      exchange_order order;
+      if (chosen)
+        order = choose_order(layout, chunk, width);
+      else
+        order.width = width;
+      check_exchange(layout, chunk, order);
+    }
   }
 }
 
@@ -272,13 +300,17 @@ TEST(DistSchedule, EvenSplitsParkNothingAndKeepTheOwnSegment) {
   for (int ranks : {1, 2, 3, 4, 8}) {
     const split_layout l = even_layout(24 * ranks, 40 * ranks, 4, ranks);
     for (u64 chunk : {u64{100}, u64{1} << 20})
-      for (int r = 0; r < ranks; ++r) {
-        const exchange_schedule s = build_schedule(l, r, chunk);
-        EXPECT_EQ(s.parked_bytes, 0u);
-        EXPECT_EQ(s.self_bytes, 0u);
-        for (const step& st : s.steps)
-          for (const copy_op& c : st.copies) EXPECT_EQ(c.kind, copy_kind::slot_to_buffer);
-      }
+      for (int width : {1, 2, 0})
+        for (int r = 0; r < ranks; ++r) {
+          exchange_order order;
+          order.width = width;
+          const exchange_schedule s = build_schedule(l, r, chunk, order);
+          EXPECT_EQ(s.parked_bytes, 0u);
+          EXPECT_EQ(s.self_bytes, 0u);
+          EXPECT_EQ(s.lanes, order.rounds_at_once(ranks));
+          for (const wave& w : s.waves)
+            for (const copy_op& c : w.copies) EXPECT_EQ(c.kind, copy_kind::slot_to_buffer);
+        }
   }
 }
 
@@ -327,14 +359,15 @@ void host_transpose(unsigned char* data, const local_op& op) {
 
 /// The whole pipeline on the host: local stages, exchange, local stages; the result compared
 /// with the transpose.
-void check_pipeline(const split_layout& layout, scheme chosen, u64 chunk) {
-  SCOPED_TRACE(layout_name(layout, chunk) + ", scheme " + xpose::dist::to_string(chosen));
+void check_pipeline(const split_layout& layout, scheme chosen, u64 chunk, int width) {
+  SCOPED_TRACE(layout_name(layout, chunk) + ", scheme " + xpose::dist::to_string(chosen) +
+               ", rounds at once " + std::to_string(width));
   const std::size_t e = layout.elem;
   const auto matrix = xpose::test::random_bytes(
       static_cast<std::size_t>(layout.rows * layout.cols) * e, 1234 + layout.rows);
   const auto transpose = xpose::test::reference_transpose(matrix, layout.rows, layout.cols, e);
   std::vector<exchange_schedule> schedules;
-  const exchange_order order = choose_order(layout, chunk);
+  const exchange_order order = choose_order(layout, chunk, width);
   for (int r = 0; r < layout.ranks; ++r)
     schedules.push_back(build_schedule(layout, r, chunk, order));
   std::vector<rank_memory> memory = tagged_memory(layout, schedules);
@@ -374,7 +407,8 @@ TEST(DistSchedule, PipelineEverySchemeThatApplies) {
           for (scheme s : {scheme::rows_even, scheme::cols_even, scheme::any_split}) {
             if (s == scheme::rows_even && !all_equal(l.row_count)) continue;
             if (s == scheme::cols_even && !all_equal(l.col_count)) continue;
-            check_pipeline(l, s, 1 + rng() % 200);
+            const u64 chunk = 1 + rng() % 200;
+            for (int width : {1, 0}) check_pipeline(l, s, chunk, width);
           }
         }
 }
@@ -400,22 +434,27 @@ TEST(DistSchedule, LargeMatricesStayWithinTheirScratch) {
                                                                           {7, 1 << 26, 4},
                                                                           {40000, 40000, 16}}) {
       const split_layout l = even_layout(rows, cols, e, ranks);
-      const u64 chunk = automatic_chunk_bytes(l);
-      const exchange_order order = choose_order(l, chunk);
-      for (int r = 0; r < ranks; ++r) {
-        const exchange_schedule s = build_schedule(l, r, chunk, order);
-        const u64 bound = (u64{64} << 20) + l.capacity_bytes(r) / 100;
-        EXPECT_LE(s.arena_bytes, automatic_park_limit(l, r))
-            << rows << " x " << cols << " x " << e << " over " << ranks << ", rank " << r;
-        EXPECT_LE(s.scratch_bytes() + local_tables_reserve, bound)
-            << rows << " x " << cols << " x " << e << " over " << ranks << ", rank " << r;
-        if (r == 0)
-          std::printf(
-              "%7lld x %-9lld x %2zu over %d: chunk %6.2f MiB, arena %8.3f MiB, parked "
-              "%8.3f MiB, buffer %8.1f MiB\n",
-              static_cast<long long>(rows), static_cast<long long>(cols), e, ranks,
-              chunk / 1048576.0, s.arena_bytes / 1048576.0, s.parked_bytes / 1048576.0,
-              l.capacity_bytes(r) / 1048576.0);
+      for (int width : {0, 1}) {
+        const exchange_choice choice = choose_exchange(l, 0, width, 0);
+        const u64 chunk = choice.chunk;
+        const exchange_order& order = choice.order;
+        for (int r = 0; r < ranks; ++r) {
+          const exchange_schedule s = build_schedule(l, r, chunk, order);
+          const u64 bound = (u64{64} << 20) + l.capacity_bytes(r) / 100;
+          EXPECT_LE(s.arena_bytes, automatic_park_limit(l, r))
+              << rows << " x " << cols << " x " << e << " over " << ranks << ", rank " << r
+              << ", rounds at once " << width;
+          EXPECT_LE(s.scratch_bytes() + local_tables_reserve, bound)
+              << rows << " x " << cols << " x " << e << " over " << ranks << ", rank " << r
+              << ", rounds at once " << width;
+          if (r == 0)
+            std::printf(
+                "%7lld x %-9lld x %2zu over %d, %d at once: chunk %6.2f MiB, arena %8.3f MiB, "
+                "parked %8.3f MiB, buffer %8.1f MiB\n",
+                static_cast<long long>(rows), static_cast<long long>(cols), e, ranks, s.lanes,
+                chunk / 1048576.0, s.arena_bytes / 1048576.0, s.parked_bytes / 1048576.0,
+                l.capacity_bytes(r) / 1048576.0);
+        }
       }
     }
 }
@@ -475,6 +514,10 @@ TEST(DistDescription, RefusesBadDescriptions) {
   EXPECT_EQ(code_of([&] { xpose::dist::plan_inplace(m, 0, nullptr, rows_even); }),
             status::invalid_argument);
   EXPECT_EQ(code_of([&] { xpose::dist::plan_inplace(m, 2); }), status::invalid_argument);
+  xpose::dist::options negative_peers;
+  negative_peers.peers_at_once = -1;
+  EXPECT_EQ(code_of([&] { xpose::dist::plan_inplace(m, 0, nullptr, negative_peers); }),
+            status::invalid_argument);
   xpose::dist::distributed_matrix big = m;
   big.elem_size = 2048;
   EXPECT_EQ(code_of([&] { xpose::dist::plan_inplace(big, 0); }), status::unsupported);
@@ -502,10 +545,43 @@ TEST(DistSchedule, TwoRanksParkNothingWhateverTheSplits) {
 TEST(DistSchedule, ManySmallChunksPlanQuickly) {
   // 100 MiB per rank in chunks of 4 KiB: the order search keeps to a few candidates.
   const split_layout l = even_layout(10007, 5003, 8, 4);
-  const exchange_order order = choose_order(l, 4096);
-  const exchange_schedule s = build_schedule(l, 1, 4096, order);
-  EXPECT_GT(s.steps.size(), 10000u);
-  EXPECT_LE(s.arena_bytes, automatic_park_limit(l, 1));
+  for (int width : {1, 0}) {
+    const exchange_order order = choose_order(l, 4096, width);
+    const exchange_schedule s = build_schedule(l, 1, 4096, order);
+    EXPECT_GT(s.steps.size(), 10000u);
+    EXPECT_LE(s.arena_bytes, automatic_park_limit(l, 1));
+  }
+}
+
+TEST(DistSchedule, AllAtOnceEachWaveTalksToEveryPeer) {
+  for (int ranks : {2, 3, 4, 5, 8}) {
+    const split_layout l = even_layout(64 * ranks, 48 * ranks, 4, ranks);
+    const u64 chunk = 1000;
+    exchange_order order;
+    order.width = 0;
+    for (int r = 0; r < ranks; ++r) {
+      const exchange_schedule s = build_schedule(l, r, chunk, order);
+      const u64 segment = l.send_bytes(r, (r + 1) % ranks);
+      ASSERT_EQ(s.lanes, pairing_rounds(ranks));
+      ASSERT_EQ(s.waves.size(), (segment + chunk - 1) / chunk);
+      EXPECT_EQ(s.arena_offset(), 2 * s.lanes * s.slot_stride);
+      for (std::size_t w = 0; w < s.waves.size(); ++w) {
+        const wave& wv = s.waves[w];
+        ASSERT_EQ(wv.count, static_cast<std::size_t>(ranks - 1)) << "rank " << r << " wave " << w;
+        std::vector<bool> peer_seen(static_cast<std::size_t>(ranks), false);
+        for (std::size_t g = wv.first; g < wv.first + wv.count; ++g) {
+          const step& st = s.steps[g];
+          EXPECT_NE(st.peer, r);
+          EXPECT_FALSE(peer_seen[static_cast<std::size_t>(st.peer)]);
+          peer_seen[static_cast<std::size_t>(st.peer)] = true;
+          EXPECT_EQ(st.slot / s.lanes, static_cast<int>(w % slot_count));
+        }
+        EXPECT_EQ(wv.wait_copies, static_cast<std::int64_t>(w) - slot_count < 0
+                                      ? -1
+                                      : static_cast<std::int64_t>(w) - slot_count);
+      }
+    }
+  }
 }
 
 }  // namespace
