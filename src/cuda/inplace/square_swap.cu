@@ -2,13 +2,13 @@
 //   square_tile_swap  one block per pair of tiles (i, j), i <= j: both tiles go into shared
 //                     memory, then each is written back transposed into the other's place;
 //                     a diagonal tile is transposed in its own place. Tiles use the 16-byte
-//                     swizzled pieces of block/shared_tile_transpose.cuh (policy:
-//                     square_tile_policy): whole tiles of rows that do not start on 16 bytes
-//                     (odd n, odd ld) take the funnel-shifting whole-tile pieces, cut tiles the
-//                     shifted ones. Every block owns its two tiles, so blocks never touch
-//                     each other's data. (The tiled kernel of the blog post "GPU Matrix Transpose"
-//                     writes each tile back transposed into its own place, which is not a
-//                     transposition; this one swaps.)
+//                     swizzled pieces of block/shared_tile_transpose.cuh (policies:
+//                     square_tile_policy, square_tile_unaligned_policy): whole tiles of rows that
+//                     do not start on 16 bytes (odd n, odd ld) take the funnel-shifting whole-tile
+//                     pieces, cut tiles the shifted ones. Every block owns its two tiles, so blocks
+//                     never touch each other's data. (The tiled kernel of the blog post "GPU Matrix
+//                     Transpose" writes each tile back transposed into its own place, which is not
+//                     a transposition; this one swaps.)
 //   square_naive      the blog post's naive kernel: one thread per element (r, c) with c > r
 //                     swaps it with (c, r); 2-D grid as in the blog, grid-stride for size.
 // Elements of 1, 2, 4, 8 or 16 bytes take these kernels; other sizes run a super-element tile
@@ -150,12 +150,15 @@ void launch_tile_swap(const square_args& a, cudaStream_t stream) {
   const bool aligned = (reinterpret_cast<std::uintptr_t>(a.data) & 15) == 0 &&
                        (a.ld * E) % 16 == 0 && (a.batch == 1 || (a.stride * E) % 16 == 0);
   auto* data = static_cast<element_t<E>*>(a.data);
+  using unaligned_policy = square_tile_unaligned_policy<E>;
+  static_assert(unaligned_policy::tile_rows == policy::tile_rows, "the same tiles");
   if (aligned)
     square_tile_swap_kernel<E, policy, false><<<grid_for(total), policy::threads, 0, stream>>>(
         data, a.n, a.ld, a.stride, tiles, total, true);
   else
-    square_tile_swap_kernel<E, policy, true><<<grid_for(total), policy::threads, 0, stream>>>(
-        data, a.n, a.ld, a.stride, tiles, total, false);
+    square_tile_swap_kernel<E, unaligned_policy, true>
+        <<<grid_for(total), unaligned_policy::threads, 0, stream>>>(data, a.n, a.ld, a.stride,
+                                                                    tiles, total, false);
   check_launch("square_tile_swap_kernel launch");
 }
 
