@@ -63,6 +63,7 @@ void prepare_backend(plan_data& p) {
   if (p.options.target == device::cpu) {
     p.workspace_bytes = detail::cpu::workspace_bytes(p);
     p.workspace = allocate_host(p.workspace_bytes);
+    detail::cpu::prepare_workspace(p);
     return;
   }
 #ifdef XPOSE_HAVE_CUDA

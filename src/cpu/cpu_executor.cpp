@@ -2,6 +2,8 @@
 #include "cpu/cpu_executor.hpp"
 
 #include <algorithm>
+#include <utility>
+#include <vector>
 
 #include "cpu/cpu_kernels.hpp"
 #include "xpose/error.hpp"
@@ -21,14 +23,48 @@ bool is_row_column(stage_kind k) {
          k != stage_kind::copy_transpose && !is_skinny_remainder(k);
 }
 
-/// Workspace bytes kept from one stage to a later one (the skinny_chunks remainder block): they
-/// come first in the workspace, the stages' own scratch after them.
-std::size_t held_bytes(const plan_data& plan) {
-  constexpr std::size_t align = 64;
+constexpr std::size_t held_align = 64;
+
+std::size_t aligned(std::size_t bytes) {
+  return (bytes + held_align - 1) / held_align * held_align;
+}
+
+/// Whether stage i runs alone through tiled_transpose (not as the first of a fused pair).
+bool runs_tiled_alone(const std::vector<stage>& stages, std::size_t i) {
+  return stages[i].kind == stage_kind::tiled_transpose &&
+         !(stages[i].fused_with_next && i + 1 < stages.size());
+}
+
+/// Where each stage's work list (build_tiled_transpose_table, made when the plan is) starts in
+/// the workspace, and its bytes (0: none); they follow the skinny_chunks remainder block.
+std::vector<std::pair<std::size_t, std::size_t>> tables(const plan_data& plan, std::size_t after) {
+  std::vector<std::pair<std::size_t, std::size_t>> at(plan.stages.size(), {after, 0});
+  for (std::size_t i = 0; i < plan.stages.size(); ++i) {
+    const std::size_t bytes =
+        runs_tiled_alone(plan.stages, i)
+            ? aligned(tiled_transpose_table_bytes(plan.stages[i], plan.threads))
+            : 0;
+    at[i] = {after, bytes};
+    after += bytes;
+  }
+  return at;
+}
+
+/// Workspace bytes kept from one stage to a later one (the skinny_chunks remainder block).
+std::size_t remainder_bytes(const plan_data& plan) {
   std::size_t bytes = 0;
   for (const stage& s : plan.stages)
     if (is_skinny_remainder(s.kind))
-      bytes = std::max(bytes, (skinny_remainder_held_bytes(s) + align - 1) / align * align);
+      bytes = std::max(bytes, aligned(skinny_remainder_held_bytes(s)));
+  return bytes;
+}
+
+/// Workspace bytes held for the plan's lifetime or from one stage to another: the remainder
+/// block, then the stages' work lists. They come first in the workspace, the stages' own
+/// scratch after them.
+std::size_t held_bytes(const plan_data& plan) {
+  std::size_t bytes = remainder_bytes(plan);
+  for (const auto& [offset, table] : tables(plan, bytes)) bytes += table;
   return bytes;
 }
 
@@ -59,6 +95,17 @@ std::size_t workspace_bytes(const plan_data& plan) {
   return held_bytes(plan) + bytes;
 }
 
+void prepare_workspace(plan_data& plan) {
+  auto* held = static_cast<std::byte*>(plan.workspace.get());
+  const auto at = tables(plan, remainder_bytes(plan));
+  for (std::size_t i = 0; i < plan.stages.size(); ++i) {
+    if (at[i].second == 0) continue;
+    build_tiled_transpose_table(plan.stages[i], plan.threads, held + at[i].first);
+    plan.stages[i].table_offset = at[i].first;
+    plan.stages[i].table_bytes = at[i].second;
+  }
+}
+
 void execute_inplace(const plan_data& plan, void* data, std::size_t first, std::size_t last) {
   auto* held = static_cast<std::byte*>(plan.workspace.get());
   std::byte* workspace = held + held_bytes(plan);
@@ -75,7 +122,8 @@ void execute_inplace(const plan_data& plan, void* data, std::size_t first, std::
           tiled_transpose_fused(matrix, s, stages[i + 1], workspace, plan.threads);
           ++i;
         } else {
-          tiled_transpose(matrix, s, workspace, plan.threads);
+          const std::byte* table = s.table_bytes > 0 ? held + s.table_offset : nullptr;
+          tiled_transpose(matrix, s, workspace, plan.threads, table);
         }
       } else if (s.kind == stage_kind::square_swap) {
         // One square, or s.batch square blocks one after another: blocks too small to share
@@ -86,9 +134,16 @@ void execute_inplace(const plan_data& plan, void* data, std::size_t first, std::
         const std::int64_t block_bytes = s.rows * s.lda * static_cast<std::int64_t>(s.super_bytes);
         const bool one_per_thread =
             blocks > 1 && plan.threads > 1 && block_bytes < square_parallel_min_bytes;
-#pragma omp parallel for num_threads(plan.threads) schedule(static) if (one_per_thread)
-        for (std::int64_t j = 0; j < blocks; ++j)
-          square_swap(matrix + j * block_bytes, block, one_per_thread ? 1 : plan.threads);
+        if (one_per_thread) {
+#pragma omp parallel for num_threads(plan.threads) schedule(static)
+          for (std::int64_t j = 0; j < blocks; ++j) square_swap(matrix + j * block_bytes, block, 1);
+        } else {
+          // Not inside an inactive parallel region: the swap's own team nested in one, bound
+          // close to its one place, took 13.9 ms against 1.0 for 4 blocks of 1800^2 fp32 (16
+          // threads of the H200 host, OMP_PROC_BIND=close).
+          for (std::int64_t j = 0; j < blocks; ++j)
+            square_swap(matrix + j * block_bytes, block, plan.threads);
+        }
       } else if (is_skinny_remainder(s.kind)) {
         skinny_remainder(matrix, s, held, workspace, plan.threads);
       } else if (is_row_column(s.kind)) {

@@ -12,7 +12,16 @@ namespace xpose::detail::cpu {
 /// Scratch bytes tiled_transpose needs for `s` with `threads` threads (flags and tile buffers).
 std::size_t tiled_transpose_workspace(const stage& s, int threads);
 /// Elementary tiled transposition (stage_kind::tiled_transpose) of one matrix at `data`.
-void tiled_transpose(std::byte* data, const stage& s, std::byte* workspace, int threads);
+/// `table`: the work list of build_tiled_transpose_table for the same stage and threads, or
+/// null (the cycles are then walked at run time).
+void tiled_transpose(std::byte* data, const stage& s, std::byte* workspace, int threads,
+                     const std::byte* table = nullptr);
+/// Bytes of the work list tiled_transpose can take for `s` with `threads` threads, made ahead of
+/// the data; 0 where it takes none (the threads do not share an instance).
+std::size_t tiled_transpose_table_bytes(const stage& s, int threads);
+/// Makes that work list (tiled_transpose_table_bytes of them at `table`): the cycles walked once,
+/// long ones cut into chunks. O(rows * cols) time on one thread.
+void build_tiled_transpose_table(const stage& s, int threads, std::byte* table);
 
 /// Scratch bytes for the fused pair (first.fused_with_next == true) with `threads` threads.
 std::size_t tiled_transpose_fused_workspace(const stage& first, const stage& second, int threads);

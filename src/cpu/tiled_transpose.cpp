@@ -12,7 +12,11 @@
 //    (data[k] = data[source(k)]), ending with the saved value of the following chunk. Shorter
 //    cycles are marked in a leader bitmap, published in ranges of about one chunk of work and
 //    followed whole. Large super-elements are also cut into byte slices moved independently.
-//    Sources are prefetched prefetch_steps positions ahead along the cycle.
+//    Sources are prefetched prefetch_steps positions ahead along the cycle. Where the plan made
+//    the pre-pass's work list at plan time (a table: build_tiled_transpose_table), every thread
+//    first saves its share of the chunks' first values and then all claim the listed work: no
+//    thread walks the cycles at run time (at 16 threads the pre-pass alone, a division per
+//    position along each cycle, took most of a 100 stage's time).
 // Assumes: data of one matrix dense as the stage describes; workspace of the size returned by
 // the *_workspace functions (kernels never allocate); 64-bit index math throughout.
 #include <immintrin.h>
@@ -22,6 +26,7 @@
 #include <atomic>
 #include <cstring>
 #include <thread>
+#include <vector>
 
 #include "cpu/cpu_kernels.hpp"
 #include "cpu/element_size_dispatch.hpp"
@@ -288,6 +293,7 @@ struct work_queue {
 void find_work(const instance_view& whole, const transpose_permutation& perm, std::uint8_t* visited,
                std::uint8_t* leaders, std::byte* saved, std::size_t saved_stride,
                work_queue& queue) {
+  // saved == nullptr: a table made ahead of the data (the first values are saved at run time).
   const std::int64_t size = perm.size();
   std::memset(visited, 0, flag_bytes(size));
   std::memset(leaders, 0, flag_bytes(size));
@@ -330,7 +336,8 @@ void find_work(const instance_view& whole, const transpose_permutation& perm, st
         item.slot = first_slot + c;
         item.count = std::min(chunk_steps, length - c * chunk_steps);
         item.next = c + 1 < chunks ? item.slot + 1 : first_slot;
-        std::memcpy(saved + item.slot * saved_stride, whole.at(item.first), whole.stride);
+        if (saved != nullptr)
+          std::memcpy(saved + item.slot * saved_stride, whole.at(item.first), whole.stride);
       }
       count += chunks;
       queue.published.store(count, std::memory_order_release);
@@ -370,23 +377,61 @@ void move_chunk(const instance_view& v, const transpose_permutation& perm, Mover
   mv.copy(v.at(k), saved_next);
 }
 
+/// The table of the shared mode, made ahead of the data: the count of work items, the items,
+/// then the leaders bitmap.
+struct table_layout {
+  std::size_t items_offset, leaders_offset, total;
+};
+
+table_layout plan_table(const shared_layout& l) {
+  table_layout t{};
+  t.items_offset = align_up(sizeof(std::int64_t));
+  t.leaders_offset =
+      t.items_offset + align_up(static_cast<std::size_t>(l.max_items) * sizeof(work_item));
+  t.total = t.leaders_offset + align_up(flag_bytes(l.size));
+  return t;
+}
+
 template <class Mover>
 void run_shared(const instance_view& whole, const shared_layout& l, std::size_t super_bytes,
-                Mover slice_mover, Mover last_slice_mover, std::byte* workspace, int threads) {
+                Mover slice_mover, Mover last_slice_mover, std::byte* workspace, int threads,
+                const std::byte* table) {
   const transpose_permutation perm(whole.rows, whole.cols);
   auto* visited = reinterpret_cast<std::uint8_t*>(workspace + l.visited_offset);
-  auto* leaders = reinterpret_cast<std::uint8_t*>(workspace + l.leaders_offset);
+  const std::uint8_t* leaders = reinterpret_cast<std::uint8_t*>(workspace + l.leaders_offset);
   std::byte* saved = workspace + l.saved_offset;
   const std::size_t saved_stride = super_bytes;
   const auto slices = static_cast<std::int64_t>(l.slices);
   work_queue queue;
   queue.items = reinterpret_cast<work_item*>(workspace + l.items_offset);
+  if (table != nullptr) {
+    const table_layout t = plan_table(l);
+    std::int64_t count = 0;
+    std::memcpy(&count, table, sizeof count);
+    queue.items = reinterpret_cast<work_item*>(const_cast<std::byte*>(table + t.items_offset));
+    leaders = reinterpret_cast<const std::uint8_t*>(table + t.leaders_offset);
+    queue.published.store(count, std::memory_order_relaxed);
+    queue.finished.store(true, std::memory_order_relaxed);
+  }
 
 #pragma omp parallel num_threads(threads)
   {
     const int thread = omp_get_thread_num();
     std::byte* thread_saved = workspace + l.thread_saved_offset + thread * align_up(l.slice_bytes);
-    if (thread == 0) find_work(whole, perm, visited, leaders, saved, saved_stride, queue);
+    if (table == nullptr) {
+      if (thread == 0)
+        find_work(whole, perm, visited, const_cast<std::uint8_t*>(leaders), saved, saved_stride,
+                  queue);
+    } else {
+      // Every chunk's first value saved before any chunk moves (the one before it on its cycle
+      // ends with it).
+      const std::int64_t count = queue.published.load(std::memory_order_relaxed);
+#pragma omp for schedule(static)
+      for (std::int64_t i = 0; i < count; ++i)
+        if (!queue.items[i].is_range)
+          std::memcpy(saved + queue.items[i].slot * saved_stride, whole.at(queue.items[i].first),
+                      whole.stride);
+    }
     std::int64_t claimed = 0;
     while (claim(queue, slices, claimed)) {
       const std::int64_t slice = claimed % slices;
@@ -405,16 +450,18 @@ void run_shared(const instance_view& whole, const shared_layout& l, std::size_t 
   }
 }
 
-void transpose_instance_shared(std::byte* base, const stage& s, std::byte* workspace, int threads) {
+void transpose_instance_shared(std::byte* base, const stage& s, std::byte* workspace, int threads,
+                               const std::byte* table) {
   const shared_layout l = plan_shared(s, threads);
   const instance_view v{base, s.rows, s.cols, s.super_bytes};
   if (l.slices == 1) {
-    with_mover(s.super_bytes,
-               [&](auto mv) { run_shared(v, l, s.super_bytes, mv, mv, workspace, threads); });
+    with_mover(s.super_bytes, [&](auto mv) {
+      run_shared(v, l, s.super_bytes, mv, mv, workspace, threads, table);
+    });
   } else {
     const runtime_mover slice{l.slice_bytes};
     const runtime_mover last{s.super_bytes - (l.slices - 1) * l.slice_bytes};
-    run_shared(v, l, s.super_bytes, slice, last, workspace, threads);
+    run_shared(v, l, s.super_bytes, slice, last, workspace, threads, table);
   }
 }
 
@@ -437,13 +484,35 @@ std::size_t tiled_transpose_workspace(const stage& s, int threads) {
   return workers * instance_scratch_bytes(s);
 }
 
-void tiled_transpose(std::byte* data, const stage& s, std::byte* workspace, int threads) {
+std::size_t tiled_transpose_table_bytes(const stage& s, int threads) {
+  threads = usable_threads(threads);
+  if (s.rows <= 1 || s.cols <= 1 || !shares_instances(s, threads)) return 0;
+  return plan_table(plan_shared(s, threads)).total;
+}
+
+void build_tiled_transpose_table(const stage& s, int threads, std::byte* table) {
+  threads = usable_threads(threads);
+  const shared_layout l = plan_shared(s, threads);
+  const table_layout t = plan_table(l);
+  const transpose_permutation perm(s.rows, s.cols);
+  std::vector<std::uint8_t> visited(flag_bytes(l.size));
+  work_queue queue;
+  queue.items = reinterpret_cast<work_item*>(table + t.items_offset);
+  const instance_view none{nullptr, s.rows, s.cols, s.super_bytes};
+  find_work(none, perm, visited.data(), reinterpret_cast<std::uint8_t*>(table + t.leaders_offset),
+            nullptr, s.super_bytes, queue);
+  const std::int64_t count = queue.published.load(std::memory_order_relaxed);
+  std::memcpy(table, &count, sizeof count);
+}
+
+void tiled_transpose(std::byte* data, const stage& s, std::byte* workspace, int threads,
+                     const std::byte* table) {
   threads = usable_threads(threads);
   if (s.rows <= 1 || s.cols <= 1 || s.batch <= 0) return;
   const std::size_t instance_bytes = static_cast<std::size_t>(s.rows * s.cols) * s.super_bytes;
   if (shares_instances(s, threads)) {
     for (std::int64_t b = 0; b < s.batch; ++b)
-      transpose_instance_shared(data + b * instance_bytes, s, workspace, threads);
+      transpose_instance_shared(data + b * instance_bytes, s, workspace, threads, table);
     return;
   }
   const std::size_t scratch_bytes = instance_scratch_bytes(s);

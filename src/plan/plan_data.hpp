@@ -68,8 +68,11 @@ struct stage {
   /// while it is in cache: the 0010 + 0100 pair of the 3-stage route costs one pass over DRAM.
   bool fused_with_next = false;
   /// Where this stage's table starts in the plan's workspace: data a backend makes once at plan
-  /// time and keeps between runs (the CUDA chains' cycle tables).
+  /// time and keeps between runs (the CUDA chains' cycle tables, the CPU cycles' work lists).
   std::size_t table_offset = 0;
+  /// The CPU's table bytes at table_offset, set when the table is made (0: none made; the stage
+  /// then runs without one).
+  std::size_t table_bytes = 0;
 };
 
 struct plan_data {

@@ -43,14 +43,23 @@ std::vector<std::byte> permute_axes(const std::vector<std::byte>& in,
   return out;
 }
 
-/// Runs the stage with exactly the workspace it asks for, poisoned, with a guard behind it.
-void run_stage(std::vector<std::byte>& data, const stage& s, int threads, std::mt19937_64& rng) {
+/// Runs the stage with exactly the workspace it asks for, poisoned, with a guard behind it;
+/// `with_table`: with the work list made ahead (build_tiled_transpose_table), where it takes one.
+void run_stage(std::vector<std::byte>& data, const stage& s, int threads, std::mt19937_64& rng,
+               bool with_table = false) {
   const std::size_t bytes = cpu::tiled_transpose_workspace(s, threads);
   std::vector<std::byte> workspace = random_bytes<std::byte>(bytes, rng);
   workspace.resize(bytes + guard_bytes, guard_value);
-  cpu::tiled_transpose(data.data(), s, workspace.data(), threads);
+  const std::size_t table_bytes = with_table ? cpu::tiled_transpose_table_bytes(s, threads) : 0;
+  std::vector<std::byte> table = random_bytes<std::byte>(table_bytes, rng);
+  table.resize(table_bytes + guard_bytes, guard_value);
+  if (table_bytes > 0) cpu::build_tiled_transpose_table(s, threads, table.data());
+  const std::vector<std::byte> made = table;
+  cpu::tiled_transpose(data.data(), s, workspace.data(), threads,
+                       table_bytes > 0 ? table.data() : nullptr);
   for (std::size_t i = bytes; i < workspace.size(); ++i)
     ASSERT_EQ(workspace[i], guard_value) << "workspace overrun in stage " << s.label;
+  ASSERT_EQ(table, made) << "the work list changed or overran in stage " << s.label;
 }
 
 stage tiled_stage(const char* label, std::int64_t batch, std::int64_t rows, std::int64_t cols,
@@ -123,14 +132,31 @@ TEST(Elementary, SharedInstanceChunksAndSlices) {
   const shape shapes[] = {{97, 61, 1, 4},    {211, 97, 3, 1},   {128, 64, 2, 8},  {45, 77, 1, 12},
                           {37, 41, 1024, 4}, {33, 35, 600, 12}, {50, 48, 2048, 2}};
   for (const shape& sh : shapes)
-    for (int threads : {2, 3, 4}) {
-      const std::vector<std::byte> in = random_bytes<std::byte>(sh.A * sh.B * sh.C * sh.e, rng);
-      std::vector<std::byte> data = in;
-      run_stage(data, tiled_stage("100", 1, sh.A, sh.B, sh.C * sh.e, tiled_method::cycle_following),
-                threads, rng);
-      ASSERT_EQ(data, permute_axes<3>(in, {sh.A, sh.B, sh.C}, {1, 0, 2}, sh.e))
-          << sh.A << "x" << sh.B << "x" << sh.C << " e=" << sh.e << " threads=" << threads;
-    }
+    for (int threads : {2, 3, 4})
+      for (bool with_table : {false, true}) {
+        const stage s =
+            tiled_stage("100", 1, sh.A, sh.B, sh.C * sh.e, tiled_method::cycle_following);
+        if (with_table) ASSERT_GT(cpu::tiled_transpose_table_bytes(s, threads), 0u);
+        const std::vector<std::byte> in = random_bytes<std::byte>(sh.A * sh.B * sh.C * sh.e, rng);
+        std::vector<std::byte> data = in;
+        run_stage(data, s, threads, rng, with_table);
+        ASSERT_EQ(data, permute_axes<3>(in, {sh.A, sh.B, sh.C}, {1, 0, 2}, sh.e))
+            << sh.A << "x" << sh.B << "x" << sh.C << " e=" << sh.e << " threads=" << threads
+            << (with_table ? " with the work list" : "");
+      }
+}
+
+TEST(Elementary, WorkListOnlyWhereThreadsShareAnInstance) {
+  // One thread, or as many instances as threads: each thread takes whole instances, no list.
+  EXPECT_EQ(cpu::tiled_transpose_table_bytes(
+                tiled_stage("100", 1, 211, 97, 4, tiled_method::cycle_following), 1),
+            0u);
+  EXPECT_EQ(cpu::tiled_transpose_table_bytes(
+                tiled_stage("010", 64, 211, 97, 4, tiled_method::cycle_following), 4),
+            0u);
+  EXPECT_EQ(cpu::tiled_transpose_table_bytes(
+                tiled_stage("100", 1, 211, 97, 4, tiled_method::in_cache), 4),
+            0u);
 }
 
 TEST(Elementary, BatchOfTwoSharedInstances) {
@@ -138,9 +164,12 @@ TEST(Elementary, BatchOfTwoSharedInstances) {
   const std::int64_t A = 2, B = 89, C = 47;
   const std::size_t e = 8;
   const std::vector<std::byte> in = random_bytes<std::byte>(A * B * C * e, rng);
-  std::vector<std::byte> data = in;
-  run_stage(data, tiled_stage("010", A, B, C, e, tiled_method::cycle_following), 4, rng);
-  ASSERT_EQ(data, permute_axes<3>(in, {A, B, C}, {0, 2, 1}, e));
+  for (bool with_table : {false, true}) {
+    std::vector<std::byte> data = in;
+    run_stage(data, tiled_stage("010", A, B, C, e, tiled_method::cycle_following), 4, rng,
+              with_table);
+    ASSERT_EQ(data, permute_axes<3>(in, {A, B, C}, {0, 2, 1}, e));
+  }
 }
 
 TEST(Elementary, FusedPairEqualsStagesInSequence) {
