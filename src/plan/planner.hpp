@@ -15,7 +15,8 @@ using workspace_function = std::function<std::size_t(const plan_data&)>;
 
 /// Extra memory an automatic in-place plan may use: this fraction of the matrix (or
 /// workspace_floor_bytes, whichever is larger). Routes over it are taken only when every route
-/// is over it, and then the one that needs least.
+/// is over it, and then the one that needs least, which the CPU runs on fewer threads where that
+/// brings its per-thread buffers within the budget.
 inline constexpr double workspace_budget_fraction = 0.01;
 inline constexpr std::size_t workspace_floor_bytes = 256 * 1024;
 /// On the GPU: this fraction of the matrix plus the floor (64 MiB + 0.1 %), whatever its size.
