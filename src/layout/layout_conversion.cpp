@@ -1,5 +1,5 @@
-// layout_conversion: plans a route (layout_route.hpp), makes its workspaces and full
-// transposition plans at plan time, and runs the steps on the CPU (cpu::tiled_transpose) or
+// layout_conversion: plans a route (layout_route.hpp), makes its workspaces, work lists and
+// full transposition plans at plan time, and runs the steps on the CPU (cpu::tiled_transpose) or
 // enqueues them on the GPU (layout_gpu.hpp) on the options' stream.
 #include <omp.h>
 
@@ -32,6 +32,9 @@ struct layout_conversion_data {
   /// may overwrite.
   std::shared_ptr<std::byte> cpu_workspace;
   std::size_t cpu_scratch_offset = 0;
+  /// CPU target, per tiled step: the work list made at plan time where its threads share an
+  /// instance (cpu::build_tiled_transpose_table), else null.
+  std::vector<std::shared_ptr<std::byte>> cpu_tables;
   std::size_t workspace_bytes = 0;
   double passes = 0;
   std::shared_ptr<std::mutex> execute_lock = std::make_shared<std::mutex>();
@@ -174,6 +177,7 @@ layout_conversion plan_layout_conversion(const struct_array_desc& desc, layout f
   check_forced_variant(from, to, variant, options, d->steps);
   d->full_plans.resize(d->steps.size());
   d->gpu_workspaces.resize(d->steps.size());
+  d->cpu_tables.resize(d->steps.size());
   std::size_t cpu_held = 0, cpu_scratch = 0, gpu_held = 0, gpu_scratch = 0;
   for (std::size_t k = 0; k < d->steps.size(); ++k) {
     const detail::layout_step& step = d->steps[k];
@@ -213,6 +217,13 @@ layout_conversion plan_layout_conversion(const struct_array_desc& desc, layout f
     } else {
       cpu_scratch =
           std::max(cpu_scratch, detail::cpu::tiled_transpose_workspace(step.tiled, d->threads));
+      const std::size_t table = detail::cpu::tiled_transpose_table_bytes(step.tiled, d->threads);
+      if (table > 0) {
+        d->cpu_tables[k] =
+            std::shared_ptr<std::byte>(new std::byte[table], std::default_delete<std::byte[]>());
+        detail::cpu::build_tiled_transpose_table(step.tiled, d->threads, d->cpu_tables[k].get());
+        d->workspace_bytes += table;
+      }
     }
   }
   if (gpu_held + gpu_scratch > 0) {
@@ -262,7 +273,8 @@ void layout_conversion::execute(void* data) const {
                                        d.gpu_workspaces[k].get(), d.options.stream);
 #endif
     } else {
-      detail::cpu::tiled_transpose(bytes + step.offset_bytes, step.tiled, scratch, d.threads);
+      detail::cpu::tiled_transpose(bytes + step.offset_bytes, step.tiled, scratch, d.threads,
+                                   d.cpu_tables[k].get());
     }
   }
 }
