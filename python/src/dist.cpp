@@ -140,12 +140,13 @@ class dist_plan_handle {
   dist_plan_handle(std::int64_t rows, std::int64_t cols, std::size_t elem_size, int ranks, int rank,
                    const std::vector<std::int64_t>& row_split,
                    const std::vector<std::int64_t>& col_split, int device, std::uintptr_t stream,
-                   const std::string& scheme, std::size_t chunk_bytes)
+                   const std::string& scheme, std::size_t chunk_bytes, int peers_at_once)
       : device_(device) {
     const auto m = describe_matrix(rows, cols, elem_size, ranks, row_split, col_split);
     xpose::dist::options opts;
     opts.local = scheme_named(scheme);
     opts.chunk_bytes = chunk_bytes;
+    opts.peers_at_once = peers_at_once;
     const device_guard on(device);
     plan_.emplace(xpose::dist::plan_inplace(m, rank, reinterpret_cast<cudaStream_t>(stream), opts));
   }
@@ -163,6 +164,7 @@ class dist_plan_handle {
   std::string describe() const { return plan_->describe(); }
   std::string scheme() const { return xpose::dist::to_string(plan_->chosen_scheme()); }
   std::size_t chunk_bytes() const noexcept { return plan_->chunk_bytes(); }
+  int peers_at_once() const noexcept { return plan_->peers_at_once(); }
   std::size_t workspace_bytes() const noexcept { return plan_->workspace_bytes(); }
   std::size_t memory_bound_bytes() const noexcept { return plan_->memory_bound_bytes(); }
   int rank() const noexcept { return plan_->rank(); }
@@ -205,18 +207,19 @@ void bind_dist(nb::module_& m) {
           [](dist_plan_handle* self, std::int64_t rows, std::int64_t cols, std::size_t elem_size,
              int ranks, int rank, const std::vector<std::int64_t>& row_split,
              const std::vector<std::int64_t>& col_split, int device, std::uintptr_t stream,
-             const std::string& scheme, std::size_t chunk_bytes) {
+             const std::string& scheme, std::size_t chunk_bytes, int peers_at_once) {
             nb::gil_scoped_release released;
             new (self) dist_plan_handle(rows, cols, elem_size, ranks, rank, row_split, col_split,
-                                        device, stream, scheme, chunk_bytes);
+                                        device, stream, scheme, chunk_bytes, peers_at_once);
           },
           "rows"_a, "cols"_a, "elem_size"_a, "ranks"_a, "rank"_a, "row_split"_a, "col_split"_a,
-          "device"_a, "stream"_a, "scheme"_a, "chunk_bytes"_a)
+          "device"_a, "stream"_a, "scheme"_a, "chunk_bytes"_a, "peers_at_once"_a = 0)
       .def("execute", &dist_plan_handle::execute, "local"_a, "comm"_a,
            nb::call_guard<nb::gil_scoped_release>())
       .def("describe", &dist_plan_handle::describe)
       .def_prop_ro("scheme", &dist_plan_handle::scheme)
       .def_prop_ro("chunk_bytes", &dist_plan_handle::chunk_bytes)
+      .def_prop_ro("peers_at_once", &dist_plan_handle::peers_at_once)
       .def_prop_ro("workspace_bytes", &dist_plan_handle::workspace_bytes)
       .def_prop_ro("memory_bound_bytes", &dist_plan_handle::memory_bound_bytes)
       .def_prop_ro("rank", &dist_plan_handle::rank)

@@ -34,13 +34,14 @@ def as_bytes(t):
     return t.contiguous().view(-1).view(torch.uint8)
 
 
-def check_case(rows, cols, elem, row_split=None, col_split=None, round_trip=False, seed=1):
+def check_case(rows, cols, elem, row_split=None, col_split=None, round_trip=False, seed=1,
+               peers_at_once=0):
     rank, ranks = dist.get_rank(), dist.get_world_size()
     a = full_matrix(rows, cols, elem, seed)
     mine = xdist.layout(rows, cols, ranks, row_split=row_split, col_split=col_split)[rank]
     block = xdist.empty(rows, cols, dtype=a.dtype, row_split=row_split, col_split=col_split)
     block.copy_(a[mine["row_first"]: mine["row_first"] + mine["row_count"]])
-    out = xdist.transpose_(block, col_split=col_split)
+    out = xdist.transpose_(block, col_split=col_split, peers_at_once=peers_at_once)
     assert out is block, "transpose_ returns the tensor it was given"
     expected_shape = (mine["col_count"], rows)
     assert tuple(block.shape) == expected_shape, (tuple(block.shape), expected_shape)
@@ -50,7 +51,7 @@ def check_case(rows, cols, elem, row_split=None, col_split=None, round_trip=Fals
                              f"{col_split}: wrong block")
     if round_trip:
         # The transpose's own split of rows is the col split; back to the first matrix.
-        xdist.transpose_(block, col_split=row_split)
+        xdist.transpose_(block, col_split=row_split, peers_at_once=peers_at_once)
         back = a[mine["row_first"]: mine["row_first"] + mine["row_count"]]
         assert tuple(block.shape) == tuple(back.shape)
         if not torch.equal(as_bytes(block), as_bytes(back)):
@@ -92,6 +93,8 @@ def main():
     check_case(333, 257, 4, row_split=nothing_first)  # rank 0 holds no rows
     check_case(517, 389, 4, col_split=list(reversed(xdist.even_split(389, ranks))))
     check_case(8192, 8191, 4)                     # a 256 MiB matrix, 3 chunks per pair or more
+    for peers in (1, 2):                          # fewer peers at once than all
+        check_case(1009, 997, 8, round_trip=True, peers_at_once=peers)
 
     # Errors: raised on every rank, the data untouched.
     expect_error(lambda: torch.zeros(10, 7 if rank == 0 else 8, device="cuda"), "columns")
@@ -101,6 +104,7 @@ def main():
     # Options that differ between ranks: refused on every rank, before any plan is made.
     expect_error(lambda: torch.zeros(12, 10, device="cuda"), "every rank passes the same",
                  chunk_bytes=4096 * (rank + 1))
+    expect_error(lambda: torch.zeros(12, 10, device="cuda"), "peers_at_once", peers_at_once=-1)
     if ranks > 1:
         # Rank 0's block of the transpose (11 x 5 + 6 (P - 1)) does not fit its 5 x 12 storage.
         expect_error(lambda: torch.zeros(5 if rank == 0 else 6, 12, device="cuda"), "storage",

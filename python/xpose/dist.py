@@ -235,6 +235,7 @@ def transpose_(
     col_split: Optional[Sequence[int]] = None,
     scheme: str = "automatic",
     chunk_bytes: int = 0,
+    peers_at_once: int = 0,
 ) -> Any:
     """Transposes the matrix whose blocks of rows the ranks of `group` hold, in place.
 
@@ -242,8 +243,9 @@ def transpose_(
     it is the same tensor with shape ``(col_count, M)``, its block of the transpose, the work
     enqueued on its current stream. The row counts are the blocks' own (`row_split`, if given,
     must match them); `col_split` is the split of the transpose's rows (default
-    ``even_split(N, P)``). `scheme` and `chunk_bytes` are the plan's options
-    (``docs/distributed.md``). Every rank calls it with the same options.
+    ``even_split(N, P)``). `scheme`, `chunk_bytes` and `peers_at_once` (0: every peer at once,
+    1: one at a time) are the plan's options (``docs/distributed.md``). Every rank calls it with
+    the same options.
 
     Two small all-gathers over the group (host synchronizations) agree first on the blocks and
     options, then on the plan being made on every rank. Raises on every rank, the data
@@ -263,6 +265,8 @@ def transpose_(
         error = f"unknown scheme {scheme!r}: one of {', '.join(SCHEMES)}"
     if error is None and (not isinstance(chunk_bytes, int) or chunk_bytes < 0):
         error = f"chunk_bytes must be an int of 0 or more, got {chunk_bytes!r}"
+    if error is None and (not isinstance(peers_at_once, int) or peers_at_once < 0):
+        error = f"peers_at_once must be an int of 0 or more, got {peers_at_once!r}"
     mine: Any = None
     if error is None:
         # The storage this rank can use from the tensor's start, in elements.
@@ -278,6 +282,7 @@ def transpose_(
             None if col_split is None else [int(c) for c in col_split],
             scheme,
             chunk_bytes,
+            peers_at_once,
         )
     except (TypeError, ValueError) as e:
         error = error or f"row_split and col_split are lists of counts: {e}"
@@ -291,8 +296,9 @@ def transpose_(
     for r, (_, _, their_options) in enumerate(everyone):
         if their_options != everyone[0][2]:
             raise ValueError(
-                f"xpose.dist.transpose_: rank 0 passed (row_split, col_split, scheme, chunk_bytes)"
-                f" = {everyone[0][2]}, rank {r} {their_options}: every rank passes the same"
+                "xpose.dist.transpose_: rank 0 passed (row_split, col_split, scheme, chunk_bytes,"
+                f" peers_at_once) = {everyone[0][2]}, rank {r} {their_options}: every rank passes"
+                " the same"
             )
     blocks = [m for _, m, _ in everyone]
     cols, dtype, elem = blocks[0][0][1], blocks[0][1], blocks[0][2]
@@ -330,12 +336,13 @@ def transpose_(
         if communicator is None:
             communicator = _communicators[key_group] = _Communicator(group, rank, ranks, device)
         stream = torch.cuda.current_stream(device).cuda_stream
-        key = (rows, cols, elem, tuple(counts), tuple(split_cols), stream, scheme, chunk_bytes)
+        key = (rows, cols, elem, tuple(counts), tuple(split_cols), stream, scheme, chunk_bytes,
+               peers_at_once)
         plan = communicator.plan(
             key,
             lambda: _xpose.DistPlan(
                 rows, cols, elem, ranks, rank, counts, split_cols, device, stream, scheme,
-                chunk_bytes,
+                chunk_bytes, peers_at_once,
             ),
         )
     except Exception as e:  # noqa: BLE001 - passed on to every rank
