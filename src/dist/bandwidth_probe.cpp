@@ -171,50 +171,39 @@ bandwidths measure_bandwidths(const device_group& group, std::size_t probe_bytes
         result.copy, 2.0 * timed_runs * static_cast<double>(probe_bytes) / probes[r]->seconds());
 
   if (ranks > 1) {
-    for (int run = 0; run <= timed_runs; ++run) {
-      if (run == 1)
-        for (int r = 0; r < ranks; ++r) {
-          const device_scope on(group.device(r));
-          probes[r]->start();
-        }
-      std::vector<ncclComm_t> paired;
-      nccl_group exchange;
-      for (int r = 0; r < ranks; ++r) {
-        const int peer = round_partner(r, 1, ranks);
-        if (peer != r) {
-          probes[r]->exchange(peer, group.comm(r));
-          paired.push_back(group.comm(r));
-        }
+    // timed_runs exchanges after a warm-up, bracketed by every rank's events; `enqueue(r)`
+    // queues rank r's part of one and says whether it has one.
+    const auto time_exchanges = [&](const auto& enqueue) {
+      for (int run = 0; run <= timed_runs; ++run) {
+        if (run == 1)
+          for (int r = 0; r < ranks; ++r) {
+            const device_scope on(group.device(r));
+            probes[r]->start();
+          }
+        std::vector<ncclComm_t> comms;
+        nccl_group exchange;
+        for (int r = 0; r < ranks; ++r)
+          if (enqueue(r)) comms.push_back(group.comm(r));
+        exchange.end(comms);
       }
-      exchange.end(paired);
-    }
-    for (int r = 0; r < ranks; ++r) {
-      const device_scope on(group.device(r));
-      probes[r]->stop();
-    }
+      for (int r = 0; r < ranks; ++r) {
+        const device_scope on(group.device(r));
+        probes[r]->stop();
+      }
+    };
+    time_exchanges([&](int r) {
+      const int peer = round_partner(r, 1, ranks);
+      if (peer != r) probes[r]->exchange(peer, group.comm(r));
+      return peer != r;
+    });
     for (int r = 0; r < ranks; ++r)
       if (round_partner(r, 1, ranks) != r)
         result.link = std::max(
             result.link, timed_runs * static_cast<double>(probe_bytes) / probes[r]->seconds());
-
-    for (int run = 0; run <= timed_runs; ++run) {
-      if (run == 1)
-        for (int r = 0; r < ranks; ++r) {
-          const device_scope on(group.device(r));
-          probes[r]->start();
-        }
-      std::vector<ncclComm_t> comms;
-      nccl_group exchange;
-      for (int r = 0; r < ranks; ++r) {
-        probes[r]->exchange_all(r, ranks, group.comm(r));
-        comms.push_back(group.comm(r));
-      }
-      exchange.end(comms);
-    }
-    for (int r = 0; r < ranks; ++r) {
-      const device_scope on(group.device(r));
-      probes[r]->stop();
-    }
+    time_exchanges([&](int r) {
+      probes[r]->exchange_all(r, ranks, group.comm(r));
+      return true;
+    });
     for (int r = 0; r < ranks; ++r)
       result.link_all_peers =
           std::max(result.link_all_peers,
