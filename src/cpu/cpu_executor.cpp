@@ -138,9 +138,9 @@ void execute_inplace(const plan_data& plan, void* data, std::size_t first, std::
 #pragma omp parallel for num_threads(plan.threads) schedule(static)
           for (std::int64_t j = 0; j < blocks; ++j) square_swap(matrix + j * block_bytes, block, 1);
         } else {
-          // Not inside an inactive parallel region: the swap's own team nested in one, bound
-          // close to its one place, took 13.9 ms against 1.0 for 4 blocks of 1800^2 fp32 (16
-          // threads of the H200 host, OMP_PROC_BIND=close).
+          // Not inside an inactive parallel region: nested in one, the swap's own team stays
+          // on one place under OMP_PROC_BIND=close (4 blocks of 1800^2 fp32 at 16 threads of
+          // the H200 host: 13.9 ms against 1.0).
           for (std::int64_t j = 0; j < blocks; ++j)
             square_swap(matrix + j * block_bytes, block, plan.threads);
         }

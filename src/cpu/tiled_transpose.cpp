@@ -15,8 +15,8 @@
 //    Sources are prefetched prefetch_steps positions ahead along the cycle. Where the plan made
 //    the pre-pass's work list at plan time (a table: build_tiled_transpose_table), every thread
 //    first saves its share of the chunks' first values and then all claim the listed work: no
-//    thread walks the cycles at run time (at 16 threads the pre-pass alone, a division per
-//    position along each cycle, took most of a 100 stage's time).
+//    thread walks the cycles at run time (at 16 threads that walk, a division per position
+//    along each cycle, is most of a 100 stage's time).
 // Assumes: data of one matrix dense as the stage describes; workspace of the size returned by
 // the *_workspace functions (kernels never allocate); 64-bit index math throughout.
 #include <immintrin.h>
