@@ -1,8 +1,9 @@
 // Several GPUs: in-place transposition of a matrix spread over GPUs by blocks of rows, through
 // NCCL (built when NCCL is found: XPOSE_HAVE_NCCL). An M x N row-major matrix held by P ranks,
 // rank r holding a dense block of consecutive rows, becomes its N x M transpose held the same
-// way, in the same buffers: a local in-place transposition, an exchange of blocks by pairwise
-// ncclSend/ncclRecv through a scratch of a few chunks, and a final local in-place permutation.
+// way, in the same buffers: a local in-place transposition, an exchange of blocks by grouped
+// ncclSend/ncclRecv with every peer at once (or fewer: options.peers_at_once) through a scratch
+// of a few chunks per peer, and a final local in-place permutation.
 // Any launcher that gives an NCCL communicator works (one process per GPU under MPI or torchrun,
 // on one host or several); device_group drives all the GPUs of one process from one thread.
 // docs/distributed.md describes the schemes, the exchange and its memory bound.
@@ -141,7 +142,8 @@ class plan {
   /// 64 MiB + 1 % of capacity_bytes(rank): the extra device memory the design allows.
   std::size_t memory_bound_bytes() const noexcept;
   /// Predicted seconds from options.measured (0 when not known): this rank's local stages and
-  /// the exchange's pairwise rounds, each round as long as its largest transfer.
+  /// the exchange, each group of rounds that run at once as long as the bytes its busiest rank
+  /// sends or receives in it (over link for one round, link_all_peers for several).
   double predicted_seconds() const noexcept;
   /// Predicted passes over this rank's buffer of the local stages before and after.
   double predicted_local_passes() const noexcept;
